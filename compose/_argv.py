@@ -1,0 +1,134 @@
+"""The command-line grammar: argv tokens -> ordered items. Knows nothing about types.
+
+    @ FILE | @FILE                       root file node
+    --KEY @ FILE | --KEY @FILE | --KEY=@FILE   file node for section KEY
+    --KEY=VALUE | --KEY [VALUE ...]      value override (tokens up to the next --flag or @)
+    ~KEY                                 delete what earlier nodes set at KEY
+    -h | --help [SECTION]                help, optionally narrowed to a section
+
+`compose(overrides=...)` strings go through `parse_overrides`, the same items from
+`key=value`, `key=@file` and `~key`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compose.errors import ArgvError
+
+_HELP = ("-h", "--help")
+
+
+@dataclass(frozen=True)
+class FileItem:
+    """A file node: `section` is the dotted key its keys are relative to ("" for the root)."""
+
+    path: str
+    section: str
+    shown: str  # the flag as typed, e.g. "--trainer @ t.toml"
+
+
+@dataclass(frozen=True)
+class ValueItem:
+    key: str  # dotted, as typed without the leading dashes (may start with "no-")
+    tokens: tuple[str, ...]
+    shown: str  # the flag as typed, e.g. "--trainer.lr"
+
+
+@dataclass(frozen=True)
+class DeleteItem:
+    key: str
+    shown: str
+
+
+@dataclass(frozen=True)
+class HelpItem:
+    section: str
+
+
+Item = FileItem | ValueItem | DeleteItem | HelpItem
+
+
+def split_argv(argv: list[str]) -> list[Item]:
+    """Split argv into items in the order given; a malformed token raises `ArgvError`."""
+    items: list[Item] = []
+    pos = 0
+    while pos < len(argv):
+        pos, item = _parse_item(argv, pos)
+        items.append(item)
+    return items
+
+
+def _parse_item(argv: list[str], pos: int) -> tuple[int, Item]:
+    token = argv[pos]
+    if token in _HELP:
+        return _parse_help(argv, pos + 1)
+    if token.startswith("@"):
+        return _parse_file(argv, pos, "", token)
+    if token.startswith("--") and len(token) > 2:
+        return _parse_flag(argv, pos)
+    if token.startswith("~") and len(token) > 1:
+        return pos + 1, DeleteItem(token[1:], token)
+    raise ArgvError(
+        "unexpected argument",
+        value=token,
+        hint="flags start with --, files are given as @ FILE",
+    )
+
+
+def _parse_help(argv: list[str], pos: int) -> tuple[int, Item]:
+    if pos < len(argv) and not argv[pos].startswith(("-", "@")):
+        return pos + 1, HelpItem(argv[pos].removeprefix("--"))
+    return pos, HelpItem("")
+
+
+def _parse_file(argv: list[str], pos: int, section: str, token: str) -> tuple[int, Item]:
+    """`token` is `@`, `@FILE` or (after `--KEY=`) `@FILE`; `@` takes the next token."""
+    flag = f"--{section} " if section else ""
+    if token != "@":
+        return pos + 1, FileItem(token[1:], section, f"{flag}{token}")
+    if pos + 1 >= len(argv) or argv[pos + 1].startswith("--"):
+        raise ArgvError("@ must be followed by a file", origin=f"{flag}@".strip())
+    path = argv[pos + 1]
+    return pos + 2, FileItem(path, section, f"{flag}@ {path}")
+
+
+def _parse_flag(argv: list[str], pos: int) -> tuple[int, Item]:
+    body = argv[pos][2:]
+    key, eq, value = body.partition("=")
+    if not key or key.startswith(("-", ".")) or key.endswith("."):
+        raise ArgvError("malformed flag", value=argv[pos])
+    if eq:
+        if value.startswith("@"):
+            return _parse_file(argv, pos, key, value)
+        return pos + 1, ValueItem(key, (value,), f"--{key}")
+    if pos + 1 < len(argv) and argv[pos + 1].startswith("@"):
+        return _parse_file(argv, pos + 1, key, argv[pos + 1])
+    end = pos + 1
+    while end < len(argv) and not _ends_values(argv[end]):
+        end += 1
+    return end, ValueItem(key, tuple(argv[pos + 1 : end]), f"--{key}")
+
+
+def _ends_values(token: str) -> bool:
+    return token.startswith(("--", "@")) or token in _HELP
+
+
+def parse_overrides(overrides: list[str] | tuple[str, ...]) -> list[Item]:
+    """`compose()` overrides: `key=value`, `key=@file` or `~key`, each one string."""
+    return [_parse_override(text) for text in overrides]
+
+
+def _parse_override(text: str) -> Item:
+    if text.startswith("~") and len(text) > 1:
+        return DeleteItem(text[1:], text)
+    key, eq, value = text.partition("=")
+    key = key.strip().removeprefix("--")
+    if not eq or not key:
+        raise ArgvError(
+            "an override is key=value, key=@file or ~key", value=text, origin="overrides"
+        )
+    if value.startswith("@"):
+        path = value[1:].strip()
+        return FileItem(path, key, f"override {key}=@{path}")
+    return ValueItem(key, (value,), f"override {key}")

@@ -1,0 +1,260 @@
+"""Binding the composed tree onto the schema, and Pydantic's errors back onto origins.
+
+Before validation one walk beside the schema does what only the schema knows: `"None"` becomes
+None where the type admits it, a union section without a tag gets its default variant's, and a
+section whose class default is a customised instance keeps that instance's values under what the
+nodes set. Pydantic then validates once; each of its errors is mapped to the key in CLI form, the
+value and the node that set it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pydantic
+from pydantic import BaseModel
+
+from compose._coerce import NONE_TEXT
+from compose._graph import Composed
+from compose._origin import KeyPath, Origins
+from compose._schema import (
+    NO_DEFAULT,
+    child_default,
+    default_tag,
+    plan_of,
+    suggest,
+    unknown_key,
+)
+from compose._types import ANY, Kind, Shape
+from compose.errors import (
+    ComposeError,
+    ConfigValidationError,
+    UnknownKeyError,
+    gather,
+)
+
+
+def bind(composed: Composed, schema: type[BaseModel]) -> Any:
+    """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
+    binder = _Binder(composed)
+    tree = binder.prepare(composed.tree, composed.root, NO_DEFAULT, ())
+    if binder.errors:
+        raise gather(binder.errors)
+    try:
+        return schema.model_validate(tree)
+    except pydantic.ValidationError as error:
+        raise gather(_map_errors(error, composed, tree)) from None
+
+
+def plain_nones(tree: Any) -> Any:
+    """Schema-less: every `"None"` string is None (an untyped target admits None)."""
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            tree[key] = plain_nones(value)
+    elif isinstance(tree, list):
+        tree[:] = [plain_nones(value) for value in tree]
+    elif tree == NONE_TEXT:
+        return None
+    return tree
+
+
+class _Binder:
+    def __init__(self, composed: Composed) -> None:
+        self.composed = composed
+        self.errors: list[ComposeError] = []
+
+    def prepare(self, value: Any, shape: Shape, default: Any, path: KeyPath) -> Any:
+        if isinstance(value, str):
+            return self._text(value, shape, path) if value == NONE_TEXT else value
+        kind = shape.kind
+        if isinstance(value, dict):
+            if kind is Kind.MODEL or kind is Kind.UNION:
+                return self._section(value, shape, default, path)
+            if kind is Kind.DICT or kind is Kind.ANY:
+                item = shape.item or ANY
+                for key, child in value.items():
+                    value[key] = self.prepare(child, item, NO_DEFAULT, (*path, key))
+        elif isinstance(value, list) and (kind is Kind.LIST or kind is Kind.ANY):
+            item = shape.item or ANY
+            for index, child in enumerate(value):
+                value[index] = self.prepare(child, item, NO_DEFAULT, (*path, index))
+        return value
+
+    def _text(self, value: str, shape: Shape, path: KeyPath) -> Any:
+        if shape.nullable:
+            return None
+        if shape.accepts_str:
+            return value
+        self.errors.append(
+            ConfigValidationError(
+                "does not accept None",
+                key=self.composed.show_key(path),
+                value=value,
+                origin=self.composed.origins.describe(path),
+            )
+        )
+        return value
+
+    def _section(self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath) -> Any:
+        model = self._variant(node, shape, default, path)
+        if model is None:
+            return node
+        if not isinstance(default, model):
+            default = NO_DEFAULT  # a switched variant starts from its own class defaults
+        plan = plan_of(model)
+        for key, child in node.items():
+            field = plan.fields.get(key)
+            if field is None:
+                if plan.forbid_extra:
+                    self._unknown((*path, key), child, shape)
+                continue
+            node[key] = self.prepare(
+                child, field.shape, child_default(model, key, default), (*path, key)
+            )
+        if isinstance(default, BaseModel):
+            _keep_customised_default(node, default)
+        return node
+
+    def _variant(
+        self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath
+    ) -> type[BaseModel] | None:
+        if shape.model is not None:
+            return shape.model
+        tag = shape.tag
+        if tag is None:
+            return None  # a union Pydantic tells apart by itself
+        if tag not in node:
+            chosen = default_tag(shape, default)
+            if chosen is None:
+                self._no_variant(shape, path)
+                return None
+            node[tag] = chosen
+        return shape.variant(node[tag])
+
+    def _no_variant(self, shape: Shape, path: KeyPath) -> None:
+        names = ", ".join(name for name, _ in shape.variants)
+        tag_key = self.composed.show_key((*path, shape.tag or "type"))
+        self.errors.append(
+            ConfigValidationError(
+                f"no variant chosen: set {tag_key} to one of {names}",
+                key=self.composed.show_key(path),
+                origin=self.composed.origins.describe(path),
+            )
+        )
+
+    def _unknown(self, path: KeyPath, value: Any, section: Shape) -> None:
+        found = unknown_key(self.composed.root, path, None, section, len(path) - 1)
+        found.has_value, found.value = True, value
+        found.origin = self.composed.origins.describe(path)
+        found.args = (found.format(),)
+        self.errors.append(found)
+
+
+def _keep_customised_default(node: dict[str, Any], default: BaseModel) -> None:
+    """A section's default instance with fields set by its author: nodes set the rest on top."""
+    for name in default.model_fields_set:
+        if name not in node:
+            node[name] = copy.deepcopy(getattr(default, name))
+
+
+def _map_errors(
+    error: pydantic.ValidationError, composed: Composed, tree: dict[str, Any]
+) -> list[ComposeError]:
+    seen: dict[KeyPath, ComposeError] = {}
+    for detail in error.errors():
+        path, shape = _loc_path(composed.root, detail["loc"], tree)
+        mapped = _to_compose_error(detail, path, shape, composed)
+        if path in seen and not isinstance(mapped, UnknownKeyError):
+            seen[path].message += f"; or {mapped.message}"  # one value, several union members
+            continue
+        seen.setdefault(path, mapped)
+    for mapped in seen.values():
+        mapped.args = (mapped.format(),)
+    return list(seen.values())
+
+
+def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Composed) -> ComposeError:
+    kind = detail["type"]
+    origins: Origins = composed.origins
+    if kind == "extra_forbidden":
+        key = composed.show_key(path)
+        found = suggest(composed.root, key)
+        return UnknownKeyError(
+            "unknown key",
+            key=key,
+            value=detail["input"],
+            origin=origins.describe(path),
+            hint=f"did you mean {found}?" if found else None,
+        )
+    if kind == "union_tag_invalid" and shape.tag:
+        tag_path = (*path, shape.tag)
+        return ConfigValidationError(
+            _message(detail),
+            key=composed.show_key(tag_path),
+            value=detail["ctx"]["tag"],
+            origin=origins.describe(tag_path),
+        )
+    if kind == "missing":
+        return ConfigValidationError("missing required value", key=composed.show_key(path))
+    if shape.is_section and kind in ("value_error", "assertion_error"):
+        return ConfigValidationError(_message(detail), key=composed.show_key(path))
+    return ConfigValidationError(
+        _message(detail),
+        key=composed.show_key(path),
+        value=detail["input"],
+        origin=origins.describe(path) or "default",
+    )
+
+
+def _message(detail: Any) -> str:
+    message: str = detail["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return message
+
+
+def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Shape]:
+    """Pydantic's error location as our key path: union tags and member names dropped."""
+    path: list[str | int] = []
+    shape, node = root, tree
+    for item in loc:
+        if shape.kind is Kind.UNION and _names_variant(shape, item, node):
+            continue
+        if shape.kind is Kind.SCALAR:
+            continue  # `int`, `str`, `literal[...]`: the member of a scalar union
+        path.append(item)
+        shape, node = _loc_step(shape, item, node)
+    return tuple(path), shape
+
+
+def _names_variant(shape: Shape, item: Any, node: Any) -> bool:
+    if not isinstance(item, str):
+        return False
+    current = node.get(shape.tag) if isinstance(node, dict) and shape.tag else None
+    variant = shape.variant(current)
+    if variant is not None and item in variant.model_fields:
+        return False
+    return shape.variant(item) is not None or any(m.__name__ == item for _, m in shape.variants)
+
+
+def _loc_step(shape: Shape, item: Any, node: Any) -> tuple[Shape, Any]:
+    child = (
+        node.get(item)
+        if isinstance(node, dict)
+        else (
+            node[item]
+            if isinstance(node, list) and isinstance(item, int) and item < len(node)
+            else None
+        )
+    )
+    if shape.kind in (Kind.MODEL, Kind.UNION):
+        model = shape.model
+        if model is None and isinstance(node, dict) and shape.tag:
+            model = shape.variant(node.get(shape.tag))
+        fields = plan_of(model).fields if model is not None else {}
+        field = fields.get(item) if isinstance(item, str) else None
+        return (field.shape if field is not None else ANY), child
+    if shape.kind in (Kind.LIST, Kind.DICT):
+        return shape.item or ANY, child
+    return ANY, child

@@ -1,0 +1,258 @@
+"""The composition graph: file nodes and deletions in the order given, then the CLI node.
+
+Resolution order: CLI values > file nodes (in argv order) > class defaults. All value overrides
+form one node applied after the files; among them a union's tag applies first, whatever its
+position, so the other flags resolve against the chosen variant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._argv import DeleteItem, FileItem, Item, ValueItem
+from compose._coerce import ENABLE, convert, untyped
+from compose._merge import Merger
+from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Origins
+from compose._schema import NO_DEFAULT, Target, cli_key, walk
+from compose._sources import load_toml
+from compose._types import ANY, Kind, Shape, shape_of
+from compose.errors import ArgvError, ComposeError, UnknownKeyError
+
+
+@dataclass
+class Composed:
+    """The merged tree before interpolation and binding, with who set what."""
+
+    tree: dict[str, Any]
+    origins: Origins
+    root: Shape
+    sources: list[FileSource] = field(default_factory=list)
+
+    def show_key(self, path: KeyPath) -> str:
+        return cli_key(self.root, path) if self.root.model is not None else _plain_key(path)
+
+
+def _plain_key(path: KeyPath) -> str:
+    return "--" + ".".join(str(segment) for segment in path) if path else "(root)"
+
+
+def root_shape(schema: type[BaseModel] | None) -> Shape:
+    return shape_of(schema) if schema is not None else ANY
+
+
+def compose_items(items: list[Item], schema: type[BaseModel] | None) -> Composed:
+    """Merge file nodes and deletions in order, then the CLI values as one last node."""
+    root = root_shape(schema)
+    composed = Composed({}, Origins(), root)
+    merger = Merger(root, composed.show_key)
+    composed.tree, composed.origins = merger.tree, merger.origins
+    values: list[ValueItem] = []
+    for item in items:
+        if isinstance(item, FileItem):
+            _merge_file(merger, composed, item)
+        elif isinstance(item, DeleteItem):
+            merger.delete(_resolve(root, item.key, merger.tree, item.shown).path)
+        elif isinstance(item, ValueItem):
+            values.append(item)
+    _apply_values(merger, values)
+    return composed
+
+
+def _segments(root: Shape, key: str) -> list[str]:
+    segments = key.split(".")
+    if root.model is None:  # schema-less: flag segments are snake_case keys
+        return [segment.replace("-", "_") for segment in segments]
+    return segments
+
+
+def _resolve(root: Shape, key: str, tree: Any, shown: str) -> Target:
+    return walk(root, _segments(root, key), tree, shown)
+
+
+def _merge_file(merger: Merger, composed: Composed, item: FileItem) -> None:
+    if item.section:
+        target = _resolve(composed.root, item.section, merger.tree, item.shown)
+        _check_section(composed, target, item)
+        prefix, shape, default = target.path, target.shape, target.default
+    else:
+        prefix, shape, default = (), composed.root, NO_DEFAULT
+    table, source = load_toml(item.path, prefix)
+    composed.sources.append(source)
+    merger.merge_at(prefix, table, source, shape, default)
+
+
+def _check_section(composed: Composed, target: Target, item: FileItem) -> None:
+    if target.shape.kind in (Kind.MODEL, Kind.UNION, Kind.DICT, Kind.ANY):
+        return
+    raise ArgvError(
+        "is a value, not a section: a file can only be loaded into a section",
+        key=composed.show_key(target.path),
+        origin=item.shown,
+    )
+
+
+def _apply_values(merger: Merger, values: list[ValueItem]) -> None:
+    """Tags first (they choose the variant other flags resolve against), then in order."""
+    deferred: list[ValueItem] = []
+    for item in values:
+        target, negated = _resolve_value(merger, item)
+        if target.is_tag:
+            _assign(merger, target, _value_of(item, target, negated), item)
+        else:
+            deferred.append(item)
+    for item in deferred:
+        target, negated = _resolve_value(merger, item)
+        _assign(merger, target, _value_of(item, target, negated), item)
+
+
+def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
+    """The flag's target; `--no-x` and `--a.no-x` negate when no field has that name."""
+    try:
+        return _resolve(merger.root, item.key, merger.tree, item.shown), False
+    except UnknownKeyError:
+        negated_key = _strip_negation(item.key)
+        if negated_key is None:
+            raise
+        try:
+            return _resolve(merger.root, negated_key, merger.tree, item.shown), True
+        except ComposeError:
+            pass
+        raise
+
+
+def _strip_negation(key: str) -> str | None:
+    for prefix in ("no-", "no_"):
+        if key.startswith(prefix) and len(key) > 3:
+            return key[3:]
+        head, dot, last = key.rpartition(".")
+        if dot and last.startswith(prefix) and len(last) > 3:
+            return f"{head}.{last[3:]}"
+    return None
+
+
+def _value_of(item: ValueItem, target: Target, negated: bool) -> Any:
+    shown = f"--{item.key}"
+    if negated:
+        return _negation(item, target, shown)
+    if target.shape.kind is Kind.ANY:
+        return _untyped_tokens(item, shown)
+    return convert(item.tokens, target.shape, shown, item.shown)
+
+
+def _untyped_tokens(item: ValueItem, shown: str) -> Any:
+    """Untyped targets: a bare flag is true, several tokens a list, one token a TOML value."""
+    if not item.tokens:
+        return True
+    if len(item.tokens) > 1:
+        return [untyped(token, shown, item.shown) for token in item.tokens]
+    return untyped(item.tokens[0], shown, item.shown)
+
+
+def _negation(item: ValueItem, target: Target, shown: str) -> Any:
+    if item.tokens:
+        raise ArgvError(
+            "a --no- flag takes no value", key=shown, value=" ".join(item.tokens), origin=item.shown
+        )
+    kind = target.shape.kind
+    if kind is Kind.BOOL or kind is Kind.ANY:
+        return False
+    if target.shape.nullable:
+        return None
+    raise ArgvError(
+        "is neither a boolean nor optional: it cannot be negated", key=shown, origin=item.shown
+    )
+
+
+def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None:
+    path = target.path
+    if not path:
+        raise ArgvError("a value needs a key", origin=item.shown)
+    origin = FlagSource(item.shown)
+    _ensure_lists(merger, target, item)
+    parent = merger.container_at(path[:-1])
+    last = path[-1]
+    if target.is_tag and isinstance(parent, dict) and target.parent is not None:
+        merger.switch_variant(parent, value, path[:-1], target.parent, target.parent_default)
+    current = parent.get(last) if isinstance(parent, dict) else _list_get(parent, last)
+    if value is ENABLE:
+        _enable(merger, parent, last, current, path, origin)
+    elif isinstance(value, dict) and isinstance(current, dict):
+        merger.merge_at(path, value, origin, target.shape, target.default)
+    else:
+        _store(parent, last, value)
+        merger.origins.replace(path, origin, current)
+
+
+def _enable(
+    merger: Merger, parent: Any, last: str | int, current: Any, path: KeyPath, origin: FlagSource
+) -> None:
+    """A bare `--section`: keep a table already there, else start an empty one."""
+    if isinstance(current, dict):
+        return
+    _store(parent, last, {})
+    merger.origins.replace(path, origin, current)
+
+
+def _list_get(node: Any, index: str | int) -> Any:
+    if isinstance(node, list) and isinstance(index, int) and index < len(node):
+        return node[index]
+    return None
+
+
+def _store(parent: Any, last: str | int, value: Any) -> None:
+    if isinstance(parent, list) and isinstance(last, int):
+        if last == len(parent):
+            parent.append(value)
+        else:
+            parent[last] = value
+    else:
+        parent[last] = value
+
+
+def _ensure_lists(merger: Merger, target: Target, item: ValueItem) -> None:
+    """Index paths count against the list composed so far, or its class default."""
+    for depth, segment in enumerate(target.path):
+        if not isinstance(segment, int):
+            continue
+        list_path = target.path[:depth]
+        parent = merger.container_at(list_path[:-1])
+        current = _child(parent, list_path[-1])
+        if not isinstance(current, list):
+            current = _default_list(target.defaults[depth - 1])
+            _store(parent, list_path[-1], current)
+            merger.origins.replace(list_path, DEFAULT, None)
+        if segment > len(current):
+            raise ArgvError(
+                f"index {segment} is out of range: the list has {len(current)} "
+                f"element{'s' if len(current) != 1 else ''} (index {len(current)} appends one)",
+                key=f"--{item.key}",
+                origin=item.shown,
+            )
+        if segment == len(current) and depth < len(target.path) - 1:
+            current.append({})
+
+
+def _child(node: Any, segment: str | int) -> Any:
+    if isinstance(node, dict):
+        return node.get(segment)
+    return _list_get(node, segment)
+
+
+def _default_list(default: Any) -> list[Any]:
+    if not isinstance(default, (list, tuple)):
+        return []
+    return [to_plain(item) for item in default]
+
+
+def to_plain(value: Any) -> Any:
+    """A default as plain data that validates back to it (models dumped, containers copied)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, dict):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item) for item in value]
+    return value

@@ -1,0 +1,294 @@
+"""What the composition needs to know about a schema, computed once per model class.
+
+A `ModelPlan` holds each field's `Shape`, its default (called once, read only), and the
+renames declared on the model. `walk` follows a key path through a schema beside the tree
+composed so far (so a union section resolves against the variant chosen so far). Key paths are
+shown to users in command-line form (`--trainer.optim.lr`) by `cli_key`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from compose._origin import KeyPath
+from compose._types import ANY, Kind, Shape, shape_of_field
+from compose.errors import ArgvError, UnknownKeyError
+
+NO_DEFAULT: Any = PydanticUndefined
+_SUGGEST_DEPTH = 12
+
+
+@dataclass(eq=False)
+class FieldPlan:
+    name: str
+    info: FieldInfo
+    shape: Shape
+    _default: Any = field(default=NO_DEFAULT, repr=False)
+
+    @property
+    def default(self) -> Any:
+        """The field's default value (a factory is called once); NO_DEFAULT when required."""
+        if self._default is NO_DEFAULT and not self.info.is_required():
+            self._default = self.info.get_default(call_default_factory=True, validated_data={})
+        return self._default
+
+    @property
+    def description(self) -> str:
+        return self.info.description or ""
+
+
+@dataclass(eq=False)
+class ModelPlan:
+    model: type[BaseModel]
+    fields: dict[str, FieldPlan]
+    forbid_extra: bool
+    renames: dict[str, tuple[str, ...]]
+
+
+@functools.cache
+def plan_of(model: type[BaseModel]) -> ModelPlan:
+    fields = {
+        name: FieldPlan(name, info, shape_of_field(info))
+        for name, info in model.model_fields.items()
+    }
+    forbid = model.model_config.get("extra") == "forbid"
+    renames: dict[str, tuple[str, ...]] = getattr(model, "__compose_renames__", {})
+    return ModelPlan(model, fields, forbid, dict(renames))
+
+
+def field_name(model: type[BaseModel], segment: str) -> str | None:
+    """The field a CLI or override segment names: kebab-case or snake_case."""
+    fields = model.model_fields
+    if segment in fields:
+        return segment
+    snake = segment.replace("-", "_")
+    return snake if snake in fields else None
+
+
+def current_variant(shape: Shape, node: Any, default: Any) -> type[BaseModel] | None:
+    """The variant a union section has so far: the tag composed so far, else the default's."""
+    if shape.model is not None:
+        return shape.model
+    if shape.tag is None:
+        return None
+    if isinstance(node, dict) and shape.tag in node:
+        return shape.variant(node[shape.tag])
+    if isinstance(default, BaseModel):
+        return type(default)
+    return None
+
+
+def default_tag(shape: Shape, default: Any) -> Any:
+    if shape.tag and isinstance(default, BaseModel):
+        return getattr(default, shape.tag, None)
+    return None
+
+
+def child_default(model: type[BaseModel], name: str, parent_default: Any) -> Any:
+    """The default under `name`: from a customised default instance, else the field's own."""
+    if isinstance(parent_default, model):
+        return getattr(parent_default, name, NO_DEFAULT)
+    return plan_of(model).fields[name].default
+
+
+def section_model(shape: Shape, node: Any, default: Any, name: str) -> type[BaseModel] | None:
+    """The model whose field `name` a section path continues into."""
+    model = current_variant(shape, node, default)
+    if model is not None or shape.kind is not Kind.UNION:
+        return model
+    for _, variant in shape.variants:  # no variant chosen yet: the first one with that field
+        if name in variant.model_fields:
+            return variant
+    return None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a flag or section path lands: the key path, its shape and the defaults on the way."""
+
+    path: KeyPath
+    shape: Shape
+    defaults: tuple[Any, ...]  # defaults[i]: the class default at path[: i + 1]
+    parent: Shape | None  # the shape holding the last segment (a union: is it the tag?)
+
+    @property
+    def default(self) -> Any:
+        return self.defaults[-1] if self.defaults else NO_DEFAULT
+
+    @property
+    def parent_default(self) -> Any:
+        return self.defaults[-2] if len(self.defaults) > 1 else NO_DEFAULT
+
+    @property
+    def is_tag(self) -> bool:
+        parent = self.parent
+        return parent is not None and parent.kind is Kind.UNION and self.path[-1] == parent.tag
+
+
+def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
+    """Follow `segments` (as the user wrote them) through the schema beside the tree."""
+    shape, node, default = root, tree, NO_DEFAULT
+    path: list[str | int] = []
+    defaults: list[Any] = []
+    parent: Shape | None = None
+    for index, segment in enumerate(segments):
+        parent = shape
+        step = _step(shape, node, default, segment, path, shown, root)
+        if step is None:
+            raise unknown_key(root, (*path, *segments[index:]), shown, shape, len(path))
+        name, shape, default = step
+        path.append(name)
+        defaults.append(default)
+        node = _child(node, name)
+    return Target(tuple(path), shape, tuple(defaults), parent)
+
+
+def _step(
+    shape: Shape,
+    node: Any,
+    default: Any,
+    segment: str,
+    path: list[str | int],
+    shown: str,
+    root: Shape,
+) -> tuple[str | int, Shape, Any] | None:
+    kind = shape.kind
+    if kind in (Kind.MODEL, Kind.UNION):
+        model = section_model(shape, node, default, segment.replace("-", "_"))
+        name = field_name(model, segment) if model is not None else None
+        if model is None or name is None:
+            return None
+        return name, plan_of(model).fields[name].shape, child_default(model, name, default)
+    if kind is Kind.LIST:
+        if not segment.isdigit():
+            raise ArgvError(
+                f"is a list: expected an index, got {segment!r}",
+                key=cli_key(root, tuple(path)),
+                origin=shown,
+            )
+        index = int(segment)
+        item_default = default[index] if _has_index(default, index) else NO_DEFAULT
+        return index, shape.item or ANY, item_default
+    if kind is Kind.DICT:
+        item_default = default.get(segment, NO_DEFAULT) if isinstance(default, dict) else NO_DEFAULT
+        return segment, shape.item or ANY, item_default
+    if kind is Kind.ANY:
+        return _any_step(node, segment), ANY, NO_DEFAULT
+    raise ArgvError(
+        f"is a value, not a section: it has no key {segment!r}",
+        key=cli_key(root, tuple(path)),
+        origin=shown,
+    )
+
+
+def _any_step(node: Any, segment: str) -> str | int:
+    """Untyped data: an index into a list already there, else a verbatim key."""
+    if isinstance(node, list) and segment.isdigit():
+        return int(segment)
+    return segment
+
+
+def _has_index(value: Any, index: int) -> bool:
+    return isinstance(value, (list, tuple)) and index < len(value)
+
+
+def _child(node: Any, step: str | int) -> Any:
+    if isinstance(node, dict):
+        return node.get(step)
+    if isinstance(node, list) and isinstance(step, int) and step < len(node):
+        return node[step]
+    return None
+
+
+def unknown_key(
+    root: Shape, path: KeyPath, shown: str | None, section: Shape | None = None, depth: int = 0
+) -> UnknownKeyError:
+    """`path[depth]` is not a key of the `section` at `path[:depth]`: say so, with a hint."""
+    known = cli_key(root, path[:depth]) if depth else ""
+    rest = [str(s).replace("_", "-") if root.model is not None else str(s) for s in path[depth:]]
+    key = f"{known}.{'.'.join(rest)}" if known else "--" + ".".join(rest)
+    hint = _variant_hint(root, path[:depth], section, str(path[depth]).replace("-", "_"))
+    if hint is None:
+        suggestion = suggest(root, key)
+        hint = f"did you mean {suggestion}?" if suggestion else None
+    return UnknownKeyError("unknown key", key=key, origin=shown, hint=hint)
+
+
+def _variant_hint(root: Shape, path: KeyPath, section: Shape | None, name: str) -> str | None:
+    """A key of another variant of a union section: name the variants that have it."""
+    if section is None or section.kind is not Kind.UNION or not section.tag:
+        return None
+    owners = [tag for tag, model in section.variants if name in model.model_fields]
+    if not owners:
+        return None
+    tag_flag = cli_key(root, (*path, section.tag))
+    return f"only {', '.join(owners)} has it: choose one with {tag_flag} {owners[0]}"
+
+
+def cli_key(root: Shape, path: KeyPath) -> str:
+    """A key path as a flag: field names kebab-case, dict keys and indices verbatim."""
+    if not path:
+        return "(root)"
+    parts: list[str] = []
+    shape = root
+    node_default: Any = NO_DEFAULT
+    for segment in path:
+        is_field = shape.kind in (Kind.MODEL, Kind.UNION) and isinstance(segment, str)
+        parts.append(segment.replace("_", "-") if is_field else str(segment))
+        shape, node_default = _shape_below(shape, segment, node_default)
+    return "--" + ".".join(parts)
+
+
+def _shape_below(shape: Shape, segment: str | int, default: Any) -> tuple[Shape, Any]:
+    if shape.kind in (Kind.MODEL, Kind.UNION) and isinstance(segment, str):
+        model = section_model(shape, None, default, segment)
+        if model is not None and segment in model.model_fields:
+            return plan_of(model).fields[segment].shape, child_default(model, segment, default)
+        return ANY, NO_DEFAULT
+    if shape.kind in (Kind.LIST, Kind.DICT):
+        return shape.item or ANY, NO_DEFAULT
+    return ANY, NO_DEFAULT
+
+
+def suggest(root: Shape, key: str) -> str | None:
+    """The closest valid flag to `key`, compared on the full dotted path."""
+    if root.model is None:
+        return None
+    candidates = all_flags(root.model)
+    lowered = key.replace("_", "-")
+    matches = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+@functools.lru_cache(maxsize=64)
+def all_flags(model: type[BaseModel]) -> list[str]:
+    """Every flag of a schema (all union variants, list elements as index 0), for did-you-mean."""
+    return sorted(set(_flags(model, "--", 0, ())))
+
+
+def _flags(
+    model: type[BaseModel], prefix: str, depth: int, seen: tuple[type, ...]
+) -> Iterator[str]:
+    if depth > _SUGGEST_DEPTH or model in seen:
+        return
+    for name, plan in plan_of(model).fields.items():
+        flag = prefix + name.replace("_", "-")
+        yield flag
+        yield from _shape_flags(plan.shape, flag, depth, (*seen, model))
+
+
+def _shape_flags(shape: Shape, flag: str, depth: int, seen: tuple[type, ...]) -> Iterator[str]:
+    if shape.model is not None:
+        yield from _flags(shape.model, flag + ".", depth + 1, seen)
+    for _, variant in shape.variants:
+        yield from _flags(variant, flag + ".", depth + 1, seen)
+    if shape.kind is Kind.LIST and shape.item is not None and shape.item.is_section:
+        yield from _shape_flags(shape.item, flag + ".0", depth + 1, seen)

@@ -1,0 +1,225 @@
+"""What an annotation means to composition: its `Shape`.
+
+Merging, CLI conversion and binding need only a few facts about a type: is it a section (a
+model), a choice of sections (a discriminated union), a list, a dict, a bool, text, another
+scalar, or anything; does it admit None. `shape_of` computes them once per annotation.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, Discriminator
+from pydantic.fields import FieldInfo
+
+
+class Kind(enum.Enum):
+    ANY = "any"
+    BOOL = "bool"
+    STR = "str"
+    SCALAR = "scalar"
+    MODEL = "model"
+    UNION = "union"
+    LIST = "list"
+    DICT = "dict"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The facts about one annotation that composition uses."""
+
+    kind: Kind
+    nullable: bool = False
+    model: type[BaseModel] | None = None  # MODEL
+    tag: str | None = None  # UNION: the discriminator field
+    variants: tuple[tuple[str, type[BaseModel]], ...] = ()  # UNION: tag value -> model
+    item: Shape | None = None  # LIST: the element, DICT: the value
+    members: tuple[Any, ...] = ()  # SCALAR: member types, or Literal values
+    literal: bool = False  # SCALAR: members are Literal values
+    accepts_str: bool = False  # text that is not None stays text
+    label: str = ""  # how --help shows the type
+
+    def variant(self, name: object) -> type[BaseModel] | None:
+        for tag, model in self.variants:
+            if tag == name:
+                return model
+        return None
+
+    @property
+    def is_section(self) -> bool:
+        return self.kind in (Kind.MODEL, Kind.UNION)
+
+
+ANY = Shape(Kind.ANY, nullable=True, accepts_str=True, label="VALUE")
+_NONE_TYPES = (type(None), None)
+
+
+def is_model(tp: object) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def shape_of_field(info: FieldInfo) -> Shape:
+    """The shape of a model field: its annotation plus a `Field(discriminator=...)`."""
+    annotation = info.annotation if info.annotation is not None else Any
+    discriminator = info.discriminator
+    if isinstance(discriminator, Discriminator):
+        discriminator = None  # a callable discriminator: let the union tell by `type` fields
+    return shape_of(annotation, discriminator)
+
+
+@functools.cache
+def shape_of(annotation: Any, discriminator: str | None = None) -> Shape:
+    """The shape of an annotation (cached: annotations repeat across a schema)."""
+    annotation, discriminator = _unwrap_annotated(annotation, discriminator)
+    origin = typing.get_origin(annotation)
+    if origin is Union or origin is types.UnionType:
+        return _union_shape(typing.get_args(annotation), discriminator)
+    if annotation in _NONE_TYPES:
+        return Shape(Kind.SCALAR, nullable=True, members=(type(None),), label="None")
+    return _plain_shape(annotation, origin)
+
+
+def _unwrap_annotated(annotation: Any, discriminator: str | None) -> tuple[Any, str | None]:
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation, *metadata = typing.get_args(annotation)
+        for meta in metadata:
+            found = getattr(meta, "discriminator", None)
+            if isinstance(found, str):
+                discriminator = found
+    return annotation, discriminator
+
+
+def _plain_shape(annotation: Any, origin: Any) -> Shape:
+    if annotation is Any or annotation is object or isinstance(annotation, typing.TypeVar):
+        return ANY
+    if origin is Literal:
+        return _literal_shape(typing.get_args(annotation))
+    if is_model(annotation):
+        return Shape(Kind.MODEL, model=annotation, label=annotation.__name__)
+    container = origin or annotation
+    if isinstance(container, type) and issubclass(container, Mapping):
+        args = typing.get_args(annotation)
+        item = shape_of(args[1]) if len(args) == 2 else ANY
+        return Shape(Kind.DICT, item=item, label="JSON")
+    if isinstance(container, type) and _is_sequence(container):
+        return Shape(Kind.LIST, item=_item_shape(container, annotation), label="LIST")
+    return _scalar_shape(annotation)
+
+
+def _is_sequence(container: type) -> bool:
+    return issubclass(container, (Sequence, set, frozenset)) and not issubclass(
+        container, (str, bytes)
+    )
+
+
+def _item_shape(container: type, annotation: Any) -> Shape:
+    args = typing.get_args(annotation)
+    if not args:
+        return ANY
+    if issubclass(container, tuple) and not (len(args) == 2 and args[1] is Ellipsis):
+        return ANY  # a fixed-length tuple mixes types: leave each element to Pydantic
+    return shape_of(args[0])
+
+
+def _literal_shape(values: tuple[Any, ...]) -> Shape:
+    accepts_str = any(isinstance(value, str) for value in values)
+    label = "{" + ",".join(str(value) for value in values) + "}"
+    return Shape(Kind.SCALAR, members=values, literal=True, accepts_str=accepts_str, label=label)
+
+
+def _scalar_shape(annotation: Any) -> Shape:
+    if annotation is bool:
+        return Shape(Kind.BOOL, label="BOOL")
+    if annotation is str:
+        return Shape(Kind.STR, accepts_str=True, label="STR")
+    accepts_str = isinstance(annotation, type) and issubclass(annotation, PurePath)
+    name = getattr(annotation, "__name__", str(annotation))
+    return Shape(Kind.SCALAR, members=(annotation,), accepts_str=accepts_str, label=name.upper())
+
+
+def _union_shape(args: tuple[Any, ...], discriminator: str | None) -> Shape:
+    nullable = any(arg in _NONE_TYPES for arg in args)
+    members = [arg for arg in args if arg not in _NONE_TYPES]
+    if len(members) == 1:
+        inner = shape_of(members[0], discriminator)
+        return _with_null(inner) if nullable else inner
+    if all(is_model(_unwrap_annotated(m, None)[0]) for m in members):
+        models = [_unwrap_annotated(m, None)[0] for m in members]
+        return _model_union(models, discriminator, nullable)
+    shapes = [shape_of(member) for member in members]
+    return _scalar_union(shapes, nullable)
+
+
+def _with_null(shape: Shape) -> Shape:
+    label = shape.label if shape.label.endswith("|None") else f"{shape.label}|None"
+    return Shape(
+        shape.kind,
+        nullable=True,
+        model=shape.model,
+        tag=shape.tag,
+        variants=shape.variants,
+        item=shape.item,
+        members=shape.members,
+        literal=shape.literal,
+        accepts_str=shape.accepts_str,
+        label=label,
+    )
+
+
+def _model_union(models: list[Any], discriminator: str | None, nullable: bool) -> Shape:
+    tag = discriminator or _common_literal_field(models)
+    variants = tuple((_tag_value(model, tag), model) for model in models) if tag else ()
+    label = "{" + ",".join(name for name, _ in variants) + "}" if variants else "SECTION"
+    shape = Shape(Kind.UNION, tag=tag, variants=variants, label=label)
+    return _with_null(shape) if nullable else shape
+
+
+def _common_literal_field(models: list[Any]) -> str | None:
+    """The field every model declares as a one-value Literal (`type` preferred): the tag."""
+    candidates = ["type", *sorted(set.intersection(*(set(m.model_fields) for m in models)))]
+    for name in candidates:
+        if all(_literal_values(m, name) for m in models):
+            return name
+    return None
+
+
+def _literal_values(model: type[BaseModel], name: str) -> tuple[Any, ...]:
+    info = model.model_fields.get(name)
+    if info is None:
+        return ()
+    annotation, _ = _unwrap_annotated(info.annotation, None)
+    return typing.get_args(annotation) if typing.get_origin(annotation) is Literal else ()
+
+
+def _tag_value(model: type[BaseModel], tag: str) -> str:
+    values = _literal_values(model, tag)
+    return str(values[0]) if values else model.__name__
+
+
+def _scalar_union(shapes: list[Shape], nullable: bool) -> Shape:
+    if all(s.kind in (Kind.SCALAR, Kind.STR, Kind.BOOL) for s in shapes):
+        members = tuple(m for s in shapes for m in (s.members or _kind_member(s)))
+        literal = all(s.literal for s in shapes)
+        accepts_str = any(s.accepts_str for s in shapes)
+        label = "|".join(s.label for s in shapes) + ("|None" if nullable else "")
+        return Shape(
+            Kind.SCALAR,
+            nullable=nullable,
+            members=members,
+            literal=literal,
+            accepts_str=accepts_str,
+            label=label,
+        )
+    label = "|".join(s.label for s in shapes)
+    return Shape(Kind.ANY, nullable=nullable, accepts_str=True, label=label)
+
+
+def _kind_member(shape: Shape) -> tuple[Any, ...]:
+    return (bool,) if shape.kind is Kind.BOOL else (str,)

@@ -1,0 +1,130 @@
+"""Errors raised for bad input. Every one of them is a `ComposeError`::
+
+    ComposeError                  key, message, value, origin; errors (itself, or the gathered ones)
+    ├── SourceError               a file could not be read: missing, unreadable, not UTF-8, bad TOML
+    ├── ArgvError                 a malformed command line: stray token, missing value, bad JSON
+    ├── UnknownKeyError           a key that the schema does not have (with a did-you-mean)
+    ├── ConfigValidationError     a value the schema rejects: wrong type, failed validator, bad None
+    ├── InterpolationError        a ${...} that cannot be resolved: missing key, cycle, bad grammar
+    ├── ErrorGroup                several errors reported at once; `.errors` holds them
+    └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
+
+An error is built once, from what went wrong and where the value came from; `str()` renders it
+the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "ArgvError",
+    "ComposeError",
+    "ConfigValidationError",
+    "ErrorGroup",
+    "HelpRequested",
+    "InterpolationError",
+    "SourceError",
+    "UnknownKeyError",
+]
+
+_NO_VALUE = object()
+_MAX_VALUE_CHARS = 80
+
+
+def _show_value(value: object) -> str:
+    text = repr(value)
+    if len(text) > _MAX_VALUE_CHARS:
+        text = text[: _MAX_VALUE_CHARS - 3] + "..."
+    return text
+
+
+class ComposeError(Exception):
+    """Root of every error raised for bad input.
+
+    `key` is the key path in command-line form (`--trainer.optim.lr`), `value` the offending
+    value as given, `origin` where it came from (`b.toml:3`, `--trainer.lr`, `default`), `hint`
+    what may fix it (a did-you-mean). Any of them may be None when it does not apply.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        key: str | None = None,
+        value: object = _NO_VALUE,
+        origin: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.message = message
+        self.key = key
+        self.has_value = value is not _NO_VALUE
+        self.value = value if self.has_value else None
+        self.origin = origin
+        self.hint = hint
+        super().__init__(self.format())
+
+    @property
+    def errors(self) -> tuple[ComposeError, ...]:
+        """The individual errors: this one alone, or those an `ErrorGroup` gathered."""
+        return (self,)
+
+    def format(self) -> str:
+        """One line: what, where from, what is wrong, and what may fix it."""
+        head = self.key or ""
+        if self.has_value:
+            head = f"{head} = {_show_value(self.value)}" if head else _show_value(self.value)
+        if self.origin and self.origin != self.key:
+            head = f"{head} (from {self.origin})" if head else self.origin
+        text = f"{head}: {self.message}" if head else self.message
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+class SourceError(ComposeError):
+    """A file node could not be read or parsed (missing, a directory, not UTF-8, bad TOML)."""
+
+
+class ArgvError(ComposeError):
+    """The command line is malformed: a stray token, a flag without its value, bad JSON."""
+
+
+class UnknownKeyError(ComposeError):
+    """A key, in a file or on the command line, that the schema does not define."""
+
+
+class ConfigValidationError(ComposeError):
+    """A value the schema rejects: wrong type, a failed validator, None where it is not allowed."""
+
+
+class InterpolationError(ComposeError):
+    """A `${...}` that cannot be resolved: missing key, cycle, bad grammar, unknown resolver."""
+
+
+class ErrorGroup(ComposeError):
+    """Several errors found in one pass (all validation errors are reported at once)."""
+
+    def __init__(self, errors: Sequence[ComposeError]) -> None:
+        self._errors = tuple(errors)
+        super().__init__(f"{len(self._errors)} errors")
+
+    @property
+    def errors(self) -> tuple[ComposeError, ...]:
+        return self._errors
+
+    def format(self) -> str:
+        lines = [f"{len(self._errors)} errors:"]
+        lines.extend(f"  - {error.format()}" for error in self._errors)
+        return "\n".join(lines)
+
+
+class HelpRequested(ComposeError):
+    """`--help` was given: `parse` raises this so callers decide how to show `.text`."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__("help requested")
+
+
+def gather(errors: Sequence[ComposeError]) -> ComposeError:
+    """One error for a list of them: the error itself when alone, else an `ErrorGroup`."""
+    return errors[0] if len(errors) == 1 else ErrorGroup(errors)
