@@ -51,7 +51,7 @@ def parse(schema: type[M], argv: Sequence[str], *, prog: str | None = None) -> M
     for item in items:
         if isinstance(item, HelpItem):
             raise HelpRequested(plain_help(schema, prog or program_name(), item.section))
-    return _run(items, schema)
+    return _run(items, schema)  # type: ignore[return-value]  # with a schema: an M
 
 
 def _run(items: list[Item], schema: type[M] | None) -> M | dict[str, Any]:

@@ -39,12 +39,13 @@ def bind(composed: Composed, schema: type[BaseModel]) -> Any:
     """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
     binder = _Binder(composed)
     tree = binder.prepare(composed.tree, composed.root, NO_DEFAULT, ())
+    try:
+        instance = schema.model_validate(tree)
+    except pydantic.ValidationError as error:
+        binder.add(_map_errors(error, composed, tree))
     if binder.errors:
         raise gather(binder.errors)
-    try:
-        return schema.model_validate(tree)
-    except pydantic.ValidationError as error:
-        raise gather(_map_errors(error, composed, tree)) from None
+    return instance
 
 
 def plain_nones(tree: Any) -> Any:
@@ -63,6 +64,11 @@ class _Binder:
     def __init__(self, composed: Composed) -> None:
         self.composed = composed
         self.errors: list[ComposeError] = []
+
+    def add(self, errors: list[ComposeError]) -> None:
+        """Pydantic's errors, less those at paths the preparing walk reported already."""
+        reported = {error.key for error in self.errors}
+        self.errors.extend(error for error in errors if error.key not in reported)
 
     def prepare(self, value: Any, shape: Shape, default: Any, path: KeyPath) -> Any:
         if isinstance(value, str):
@@ -103,11 +109,11 @@ class _Binder:
         if not isinstance(default, model):
             default = NO_DEFAULT  # a switched variant starts from its own class defaults
         plan = plan_of(model)
-        for key, child in node.items():
+        for key, child in list(node.items()):
             field = plan.fields.get(key)
             if field is None:
-                if plan.forbid_extra:
-                    self._unknown((*path, key), child, shape)
+                if plan.forbid_extra:  # reported here, with a hint; Pydantic need not see it
+                    self._unknown((*path, key), node.pop(key), shape)
                 continue
             node[key] = self.prepare(
                 child, field.shape, child_default(model, key, default), (*path, key)

@@ -122,7 +122,7 @@ def shape_below(shape: Shape, node: dict[str, Any], key: str, default: Any) -> t
     if kind is Kind.MODEL or kind is Kind.UNION:
         model = shape.model
         if model is None:
-            tag = node.get(shape.tag) if shape.tag else None  # type: ignore[arg-type]
+            tag = node.get(shape.tag) if shape.tag else None
             model = shape.variant(tag) if tag is not None else _default_model(default)
         if model is not None:
             plan = plan_of(model).fields.get(key)

@@ -215,11 +215,22 @@ def unknown_key(
     known = cli_key(root, path[:depth]) if depth else ""
     rest = [str(s).replace("_", "-") if root.model is not None else str(s) for s in path[depth:]]
     key = f"{known}.{'.'.join(rest)}" if known else "--" + ".".join(rest)
-    hint = _variant_hint(root, path[:depth], section, str(path[depth]).replace("-", "_"))
+    written = str(path[depth])
+    hint = _variant_hint(root, path[:depth], section, written.replace("-", "_"))
+    if hint is None and _is_kebab_field(section, written):
+        hint = f"keys in files are snake_case: write {written.replace('-', '_')}"
     if hint is None:
         suggestion = suggest(root, key)
         hint = f"did you mean {suggestion}?" if suggestion else None
     return UnknownKeyError("unknown key", key=key, origin=shown, hint=hint)
+
+
+def _is_kebab_field(section: Shape | None, written: str) -> bool:
+    if section is None or "-" not in written:
+        return False
+    snake = written.replace("-", "_")
+    models = [section.model] if section.model is not None else [m for _, m in section.variants]
+    return any(snake in model.model_fields for model in models if model is not None)
 
 
 def _variant_hint(root: Shape, path: KeyPath, section: Shape | None, name: str) -> str | None:
@@ -242,7 +253,7 @@ def cli_key(root: Shape, path: KeyPath) -> str:
     node_default: Any = NO_DEFAULT
     for segment in path:
         is_field = shape.kind in (Kind.MODEL, Kind.UNION) and isinstance(segment, str)
-        parts.append(segment.replace("_", "-") if is_field else str(segment))
+        parts.append(str(segment).replace("_", "-") if is_field else str(segment))
         shape, node_default = _shape_below(shape, segment, node_default)
     return "--" + ".".join(parts)
 

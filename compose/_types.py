@@ -67,7 +67,7 @@ def is_model(tp: object) -> bool:
 
 def shape_of_field(info: FieldInfo) -> Shape:
     """The shape of a model field: its annotation plus a `Field(discriminator=...)`."""
-    annotation = info.annotation if info.annotation is not None else Any
+    annotation: Any = info.annotation if info.annotation is not None else Any
     discriminator = info.discriminator
     if isinstance(discriminator, Discriminator):
         discriminator = None  # a callable discriminator: let the union tell by `type` fields
@@ -186,7 +186,7 @@ def _common_literal_field(models: list[Any]) -> str | None:
     candidates = ["type", *sorted(set.intersection(*(set(m.model_fields) for m in models)))]
     for name in candidates:
         if all(_literal_values(m, name) for m in models):
-            return name
+            return str(name)
     return None
 
 
