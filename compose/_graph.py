@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from compose._argv import DeleteItem, FileItem, Item, ValueItem
 from compose._coerce import ENABLE, convert, untyped
 from compose._merge import Merger
-from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Origins
+from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Origins
+from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, walk
 from compose._sources import load_toml
 from compose._types import ANY, Kind, Shape, shape_of
@@ -54,7 +55,9 @@ def compose_items(items: list[Item], schema: type[BaseModel] | None) -> Composed
         if isinstance(item, FileItem):
             _merge_file(merger, composed, item)
         elif isinstance(item, DeleteItem):
-            merger.delete(_resolve(root, item.key, merger.tree, item.shown).path)
+            target = _resolve(root, item.key, merger.tree, item.shown)
+            _announce_renames(target, item.shown)
+            merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
     _apply_values(merger, values)
@@ -75,13 +78,22 @@ def _resolve(root: Shape, key: str, tree: Any, shown: str) -> Target:
 def _merge_file(merger: Merger, composed: Composed, item: FileItem) -> None:
     if item.section:
         target = _resolve(composed.root, item.section, merger.tree, item.shown)
+        _announce_renames(target, item.shown)
         _check_section(composed, target, item)
         prefix, shape, default = target.path, target.shape, target.default
     else:
         prefix, shape, default = (), composed.root, NO_DEFAULT
     table, source = load_toml(item.path, prefix)
     composed.sources.append(source)
+    moves = move_renamed(table, shape, source, composed.show_key)
     merger.merge_at(prefix, table, source, shape, default)
+    for move in moves:  # origins of moved values point at the old key's line
+        merger.origins.set((*prefix, *move.new), Moved(source, move.old))
+
+
+def _announce_renames(target: Target, shown: str) -> None:
+    for old, new in target.renamed:
+        announce(old, new, shown)
 
 
 def _check_section(composed: Composed, target: Target, item: FileItem) -> None:
@@ -97,15 +109,38 @@ def _check_section(composed: Composed, target: Target, item: FileItem) -> None:
 def _apply_values(merger: Merger, values: list[ValueItem]) -> None:
     """Tags first (they choose the variant other flags resolve against), then in order."""
     deferred: list[ValueItem] = []
+    written = _Written()
     for item in values:
         target, negated = _resolve_value(merger, item)
         if target.is_tag:
+            written.add(target, item)
             _assign(merger, target, _value_of(item, target, negated), item)
         else:
             deferred.append(item)
     for item in deferred:
         target, negated = _resolve_value(merger, item)
+        written.add(target, item)
         _assign(merger, target, _value_of(item, target, negated), item)
+
+
+class _Written:
+    """The CLI node's paths, to refuse an old (renamed) key and its new name side by side."""
+
+    def __init__(self) -> None:
+        self._by_path: dict[KeyPath, tuple[ValueItem, bool]] = {}
+
+    def add(self, target: Target, item: ValueItem) -> None:
+        renamed = bool(target.renamed)
+        _announce_renames(target, item.shown)
+        earlier = self._by_path.get(target.path)
+        if earlier is not None and earlier[1] != renamed:
+            old, new = (item, earlier[0]) if renamed else (earlier[0], item)
+            raise ArgvError(
+                f"both {old.shown} and its new name {new.shown} are set; keep only {new.shown}",
+                key=new.shown,
+                origin=old.shown,
+            )
+        self._by_path[target.path] = (item, renamed)
 
 
 def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:

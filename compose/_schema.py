@@ -50,7 +50,6 @@ class ModelPlan:
     model: type[BaseModel]
     fields: dict[str, FieldPlan]
     forbid_extra: bool
-    renames: dict[str, tuple[str, ...]]
 
 
 @functools.cache
@@ -60,8 +59,16 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
         for name, info in model.model_fields.items()
     }
     forbid = model.model_config.get("extra") == "forbid"
-    renames: dict[str, tuple[str, ...]] = getattr(model, "__compose_renames__", {})
-    return ModelPlan(model, fields, forbid, dict(renames))
+    return ModelPlan(model, fields, forbid)
+
+
+RENAMES_ATTR = "__compose_renames__"
+
+
+def renames_of(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
+    """Old key -> new path (relative to `model`), as declared with `renamed`."""
+    found: dict[str, tuple[str, ...]] = getattr(model, RENAMES_ATTR, {})
+    return found
 
 
 def field_name(model: type[BaseModel], segment: str) -> str | None:
@@ -118,6 +125,7 @@ class Target:
     shape: Shape
     defaults: tuple[Any, ...]  # defaults[i]: the class default at path[: i + 1]
     parent: Shape | None  # the shape holding the last segment (a union: is it the tag?)
+    renamed: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (old key, new path) followed
 
     @property
     def default(self) -> Any:
@@ -134,21 +142,45 @@ class Target:
 
 
 def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
-    """Follow `segments` (as the user wrote them) through the schema beside the tree."""
+    """Follow `segments` (as the user wrote them) through the schema beside the tree.
+
+    An old key declared with `renamed` continues along its new path; the target says so.
+    """
     shape, node, default = root, tree, NO_DEFAULT
     path: list[str | int] = []
     defaults: list[Any] = []
     parent: Shape | None = None
-    for index, segment in enumerate(segments):
-        parent = shape
+    renamed: list[tuple[str, tuple[str, ...]]] = []
+    pending = list(segments)
+    while pending:
+        segment = pending.pop(0)
         step = _step(shape, node, default, segment, path, shown, root)
         if step is None:
-            raise unknown_key(root, (*path, *segments[index:]), shown, shape, len(path))
+            new = _renamed_path(shape, node, default, segment)
+            if new is None:
+                raise unknown_key(root, (*path, segment, *pending), shown, shape, len(path))
+            renamed.append((segment.replace("-", "_"), new))
+            pending[:0] = new
+            continue
+        parent = shape
         name, shape, default = step
         path.append(name)
         defaults.append(default)
         node = _child(node, name)
-    return Target(tuple(path), shape, tuple(defaults), parent)
+    return Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed))
+
+
+def _renamed_path(shape: Shape, node: Any, default: Any, segment: str) -> tuple[str, ...] | None:
+    if not shape.is_section:
+        return None
+    old = segment.replace("-", "_")
+    model = section_model(shape, node, default, old)
+    models = [model] if model is not None else [m for _, m in shape.variants]
+    for candidate in models:
+        new = renames_of(candidate).get(old)
+        if new is not None:
+            return new
+    return None
 
 
 def _step(

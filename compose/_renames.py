@@ -1,0 +1,160 @@
+"""Renamed fields: the `renamed` decorator, and moving old keys of a node to their new paths.
+
+A rename keeps old configs working: the old key is read from files and flags at any depth, its
+value moves to the new path (which may lie in a sub-section), and a `FutureWarning` names the
+old key, the new key and where the old one was found. Setting both in one node is an error;
+across nodes the later wins, as for any key. Nothing is ever silently dropped.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from compose._origin import FileSource, KeyPath
+from compose._schema import RENAMES_ATTR, plan_of, renames_of
+from compose._types import Kind, Shape
+from compose.errors import ComposeError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
+    """Class decorator: `{"old_key": "new.path"}`, new paths relative to the decorated model."""
+
+    def decorate(cls: type[M]) -> type[M]:
+        renames = dict(getattr(cls, RENAMES_ATTR, {}))
+        for old, new in mapping.items():
+            segments = tuple(new.split("."))
+            if old in cls.model_fields:
+                raise TypeError(f"{cls.__name__}.{old} is still a field: it cannot be renamed")
+            if segments[0] not in cls.model_fields:
+                raise TypeError(f"{cls.__name__}: rename target {new!r} is not a field")
+            renames[old] = segments
+        setattr(cls, RENAMES_ATTR, renames)
+        _has_renames.cache_clear()
+        return cls
+
+    return decorate
+
+
+def announce(old: str, new: tuple[str, ...], where: str) -> None:
+    warnings.warn(
+        f"`{old}` is renamed to `{'.'.join(new)}`; found in {where}",
+        FutureWarning,
+        stacklevel=2,
+    )
+
+
+@dataclass(frozen=True)
+class Move:
+    """A value a rename moved: from `old` to `new`, both paths inside the node."""
+
+    old: KeyPath
+    new: KeyPath
+    renamed_to: tuple[str, ...] = ()
+    conflict: bool = False
+
+
+def move_renamed(
+    table: dict[str, Any], shape: Shape, source: FileSource, show_key: Callable[[KeyPath], str]
+) -> list[Move]:
+    """Move the old keys of a file node's table to their new paths (in place); warn for each.
+
+    Paths in the moves are inside the node; `show_key` names a path of the whole config.
+    """
+    if not _shape_has_renames(shape):
+        return []
+    moves: list[Move] = []
+    _move_in(table, shape, (), source, moves)
+    for move in moves:
+        if move.conflict:
+            raise ComposeError(
+                f"both `{move.old[-1]}` and its new name `{'.'.join(move.renamed_to)}` are "
+                f"set; keep only `{'.'.join(move.renamed_to)}`",
+                key=show_key((*source.prefix, *move.old)),
+                origin=f"{source.shown}:{source.line_of(move.old) or '?'}",
+            )
+    return moves
+
+
+def _move_in(node: Any, shape: Shape, path: KeyPath, source: FileSource, moves: list[Move]) -> None:
+    if not isinstance(node, dict) or not _shape_has_renames(shape):
+        return
+    for model in _models(shape, node):
+        for old, new in renames_of(model).items():
+            if old in node:
+                _move_one(node, old, new, path, source, moves)
+        for name, value in list(node.items()):
+            field = plan_of(model).fields.get(name)
+            if field is not None:
+                _move_below(value, field.shape, (*path, name), source, moves)
+
+
+def _move_below(
+    value: Any, shape: Shape, path: KeyPath, source: FileSource, moves: list[Move]
+) -> None:
+    if shape.kind is Kind.LIST and isinstance(value, list) and shape.item is not None:
+        for index, item in enumerate(value):
+            _move_in(item, shape.item, (*path, index), source, moves)
+    elif shape.kind is Kind.DICT and isinstance(value, dict) and shape.item is not None:
+        for key, item in value.items():
+            _move_in(item, shape.item, (*path, key), source, moves)
+    else:
+        _move_in(value, shape, path, source, moves)
+
+
+def _move_one(
+    node: dict[str, Any],
+    old: str,
+    new: tuple[str, ...],
+    path: KeyPath,
+    source: FileSource,
+    moves: list[Move],
+) -> None:
+    parent = node
+    for segment in new[:-1]:
+        parent = parent.setdefault(segment, {})
+        if not isinstance(parent, dict):
+            return  # the new section is set to a value here: validation names it
+    if new[-1] in parent:
+        moves.append(Move((*path, old), (*path, *new), new, conflict=True))
+        return
+    parent[new[-1]] = node.pop(old)
+    announce(old, new, f"{source.shown}:{source.line_of((*path, old)) or '?'}")
+    moves.append(Move((*path, old), (*path, *new), new))
+
+
+def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:
+    if shape.model is not None:
+        return [shape.model]
+    chosen = shape.variant(node.get(shape.tag)) if shape.tag else None
+    return [chosen] if chosen is not None else [model for _, model in shape.variants]
+
+
+def _shape_has_renames(shape: Shape) -> bool:
+    if shape.kind in (Kind.LIST, Kind.DICT):
+        return shape.item is not None and _shape_has_renames(shape.item)
+    models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
+    return any(_has_renames(model) for model in models if model is not None)
+
+
+@functools.cache
+def _has_renames(model: type[BaseModel], _seen: frozenset[type] = frozenset()) -> bool:
+    """Whether `model` or any section below it declares a rename (computed once per class)."""
+    if renames_of(model):
+        return True
+    seen = _seen | {model}
+    for field in plan_of(model).fields.values():
+        shape = field.shape
+        while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
+            shape = shape.item
+        models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
+        if any(m not in seen and _has_renames(m, seen) for m in models if m is not None):
+            return True
+    return False
