@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from compose._argv import DeleteItem, FileItem, Item, ValueItem
 from compose._coerce import ENABLE, convert, untyped
+from compose._defaults import to_plain
 from compose._merge import Merger
 from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Origins
 from compose._renames import announce, move_renamed
@@ -280,14 +281,3 @@ def _default_list(default: Any) -> list[Any]:
     if not isinstance(default, (list, tuple)):
         return []
     return [to_plain(item) for item in default]
-
-
-def to_plain(value: Any) -> Any:
-    """A default as plain data that validates back to it (models dumped, containers copied)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump()
-    if isinstance(value, dict):
-        return {key: to_plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_plain(item) for item in value]
-    return value

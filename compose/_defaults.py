@@ -1,0 +1,149 @@
+"""Class defaults as plain data, for what must see them before validation.
+
+Interpolation may point at values that only class defaults set (`${model.name}` when no file
+sets it), and class defaults may hold interpolations themselves (`run_name = "${model.name}-rl"`).
+`default_at` reads one default beside the composed tree (so a union section's default is that of
+the variant chosen so far); `inject_interpolated_defaults` puts the defaults that hold `${` into
+the tree so they are resolved like any other value. Both touch only what they need.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._origin import DEFAULT, KeyPath, Origins
+from compose._schema import NO_DEFAULT, child_default, current_variant, plan_of
+from compose._types import Kind, Shape
+
+_INTERP = "${"
+
+
+def to_plain(value: Any) -> Any:
+    """A default as plain data that validates back to it (models dumped, containers copied)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump()
+    if isinstance(value, dict):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item) for item in value]
+    return value
+
+
+def default_at(root: Shape, tree: Any, path: KeyPath) -> Any:
+    """The class default at `path` as plain data; KeyError when no default is there."""
+    shape, node, default = root, tree, NO_DEFAULT
+    for segment in path:
+        shape, node, default = _default_step(shape, node, default, segment)
+    if default is NO_DEFAULT:
+        raise KeyError(path)
+    return to_plain(default)
+
+
+def _default_step(shape: Shape, node: Any, default: Any, segment: Any) -> tuple[Shape, Any, Any]:
+    if node is None and default is None:
+        raise KeyError(segment)  # an optional section that is off has no keys
+    if shape.is_section:
+        model = current_variant(shape, node, default)
+        if model is None or segment not in model.model_fields:
+            raise KeyError(segment)
+        field = plan_of(model).fields[segment]
+        inner = default if isinstance(default, model) else NO_DEFAULT
+        return field.shape, _child(node, segment), child_default(model, segment, inner)
+    if shape.kind in (Kind.LIST, Kind.DICT, Kind.ANY):
+        item = shape.item if shape.item is not None else shape
+        return item, _child(node, segment), _child_default(default, segment)
+    raise KeyError(segment)
+
+
+def _child(node: Any, segment: Any) -> Any:
+    if isinstance(node, dict):
+        return node.get(segment)
+    if isinstance(node, list) and isinstance(segment, int) and segment < len(node):
+        return node[segment]
+    return None
+
+
+def _child_default(default: Any, segment: Any) -> Any:
+    if isinstance(default, dict) and segment in default:
+        return default[segment]
+    if isinstance(default, (list, tuple)) and isinstance(segment, int) and segment < len(default):
+        return default[segment]
+    if isinstance(default, BaseModel) and isinstance(segment, str):
+        return getattr(default, segment, NO_DEFAULT)
+    return NO_DEFAULT
+
+
+def inject_interpolated_defaults(tree: dict[str, Any], root: Shape, origins: Origins) -> None:
+    """Put class defaults that hold `${...}` into the tree, in the sections that are on."""
+    if root.model is not None and has_interpolated_defaults(root.model):
+        _inject(tree, root, NO_DEFAULT, (), origins)
+
+
+def _inject(
+    node: dict[str, Any], shape: Shape, default: Any, path: KeyPath, origins: Origins
+) -> None:
+    model = current_variant(shape, node, default)
+    if model is None or not has_interpolated_defaults(model):
+        return
+    inner = default if isinstance(default, model) else NO_DEFAULT
+    for name, field in plan_of(model).fields.items():
+        value = child_default(model, name, inner)
+        child = node.get(name)
+        if name not in node:
+            if _holds_interpolation(value):
+                node[name] = to_plain(value)
+                origins.set((*path, name), DEFAULT)
+        elif isinstance(child, dict) and field.shape.is_section:
+            _inject(child, field.shape, value, (*path, name), origins)
+        elif isinstance(child, list) and field.shape.kind is Kind.LIST:
+            _inject_elements(child, field.shape, (*path, name), origins)
+
+
+def _inject_elements(items: list[Any], shape: Shape, path: KeyPath, origins: Origins) -> None:
+    item = shape.item
+    if item is None or not item.is_section:
+        return
+    for index, element in enumerate(items):
+        if isinstance(element, dict):
+            _inject(element, item, NO_DEFAULT, (*path, index), origins)
+
+
+@functools.cache
+def has_interpolated_defaults(model: type[BaseModel]) -> bool:
+    """Whether any default of `model`, or of a section class below it, holds `${`."""
+    return _model_interpolates(model, frozenset())
+
+
+def _model_interpolates(model: type[BaseModel], seen: frozenset[type]) -> bool:
+    if model in seen:
+        return False
+    seen = seen | {model}
+    for field in plan_of(model).fields.values():
+        if field.default is not NO_DEFAULT and _holds_interpolation(field.default):
+            return True
+        if any(_model_interpolates(m, seen) for m in _section_models(field.shape)):
+            return True
+    return False
+
+
+def _section_models(shape: Shape) -> list[type[BaseModel]]:
+    while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
+        shape = shape.item
+    if shape.model is not None:
+        return [shape.model]
+    return [model for _, model in shape.variants]
+
+
+def _holds_interpolation(value: Any) -> bool:
+    if isinstance(value, str):
+        return _INTERP in value
+    if isinstance(value, BaseModel):
+        return any(_holds_interpolation(v) for v in value.__dict__.values())
+    if isinstance(value, dict):
+        return any(_holds_interpolation(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_interpolation(v) for v in value)
+    return False
