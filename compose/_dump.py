@@ -1,0 +1,124 @@
+"""Model or tree -> TOML text that reloads to an equal model.
+
+Defaults are included and keys keep schema order. TOML has no null, so None is written as the
+string "None" (which loads back as None wherever the type admits it: prime-rl lost explicit
+Nones when its dumps dropped them). Sections are `[headers]`, lists of tables `[[headers]]`; an
+empty section still gets its header, so an optional section that is on stays on.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from pathlib import PurePath
+from typing import Any
+
+from pydantic import BaseModel
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+NONE_TEXT = "None"
+
+
+def to_toml(value: BaseModel | Mapping[str, Any]) -> str:
+    """Fully resolved TOML for a model instance (defaults included) or a plain dict."""
+    tree = to_data(value)
+    if not isinstance(tree, dict):
+        raise TypeError(f"to_toml needs a model or a dict, got {type(value).__name__}")
+    lines = list(_table_lines(tree, ()))
+    return "\n".join(lines).strip("\n") + "\n" if lines else ""
+
+
+def to_data(value: Any) -> Any:
+    """Plain TOML-ready data: models as dicts in field order, None as "None", paths as text."""
+    if isinstance(value, BaseModel):
+        return {name: to_data(getattr(value, name)) for name in type(value).model_fields}
+    if isinstance(value, Mapping):
+        return {str(key): to_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [to_data(item) for item in items]
+    return _scalar_data(value)
+
+
+def _scalar_data(value: Any) -> Any:
+    if value is None:
+        return NONE_TEXT
+    if isinstance(value, enum.Enum):
+        return _scalar_data(value.value)
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.decode("utf-8", "backslashreplace")
+    return value
+
+
+def _is_table_array(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _table_lines(table: dict[str, Any], path: tuple[str, ...]) -> Iterator[str]:
+    """Scalars (and inline values) first, then sub-tables, then arrays of tables."""
+    sections: list[tuple[str, Any]] = []
+    for key, value in table.items():
+        if isinstance(value, dict) or _is_table_array(value):
+            sections.append((key, value))
+        else:
+            yield f"{_key(key)} = {_value(value)}"
+    for key, value in sections:
+        sub = (*path, key)
+        if isinstance(value, dict):
+            yield ""
+            yield f"[{_dotted(sub)}]"
+            yield from _table_lines(value, sub)
+        else:
+            for element in value:
+                yield ""
+                yield f"[[{_dotted(sub)}]]"
+                yield from _table_lines(element, sub)
+
+
+def _dotted(path: tuple[str, ...]) -> str:
+    return ".".join(_key(segment) for segment in path)
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _string(key)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items())
+        return "{" + pairs + "}" if pairs else "{}"
+    return _string(str(value))
+
+
+def _float(value: float) -> str:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+def _string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, plus DEL, which TOML wants escaped."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
