@@ -7,7 +7,9 @@ interpolated OmegaConf-style and bound onto Pydantic models.
 from compose._api import compose, parse
 from compose._base import BaseConfig
 from compose._cli import cli
+from compose._dump import to_toml
 from compose._merge import ComposeWarning
+from compose._renames import renamed
 from compose.errors import (
     ArgvError,
     ComposeError,
@@ -33,4 +35,6 @@ __all__ = [
     "cli",
     "compose",
     "parse",
+    "renamed",
+    "to_toml",
 ]

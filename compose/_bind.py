@@ -151,10 +151,8 @@ class _Binder:
 
     def _unknown(self, path: KeyPath, value: Any, section: Shape) -> None:
         found = unknown_key(self.composed.root, path, None, section, len(path) - 1)
-        found.has_value, found.value = True, value
-        found.origin = self.composed.origins.describe(path)
-        found.args = (found.format(),)
-        self.errors.append(found)
+        origin = self.composed.origins.describe(path)
+        self.errors.append(found.evolve(value=value, origin=origin))
 
 
 def _keep_customised_default(node: dict[str, Any], default: BaseModel) -> None:
@@ -209,7 +207,7 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
         _message(detail),
         key=composed.show_key(path),
         value=detail["input"],
-        origin=origins.describe(path) or "default",
+        origin=origins.describe(path),
     )
 
 

@@ -152,12 +152,12 @@ def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) ->
     item = shape.item
     if len(tokens) == 1 and tokens[0].startswith("["):
         values = _json(tokens[0], key, origin, list)
-        return [_typed_json(v, item, key, origin) for v in values]
+        return [_typed_json(v, item, f"{key}.{i}", origin) for i, v in enumerate(values)]
     if len(tokens) == 1 and tokens[0] == NONE_TEXT and shape.nullable:
         return None  # type: ignore[return-value]  # `--l None` on an optional list
     if item is None:
-        return [untyped(token, key, origin) for token in tokens]
-    return [convert_text(token, item, key, origin) for token in tokens]
+        return [untyped(token, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
+    return [convert_text(token, item, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
 
 
 def _typed_json(value: Any, item: Shape | None, key: str, origin: str) -> Any:
@@ -178,8 +178,8 @@ def _json(text: str, key: str, origin: str, expected: type) -> Any:
             origin=origin,
         ) from None
     if not isinstance(value, expected):
-        want = "an object" if expected is dict else "an array"
-        raise ArgvError(f"expects JSON {want}", key=key, value=text, origin=origin)
+        want = "object" if expected is dict else "array"
+        raise ArgvError(f"expects a JSON {want}", key=key, value=text, origin=origin)
     return value
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from compose._argv import DeleteItem, FileItem, Item, ValueItem
 from compose._coerce import ENABLE, convert, untyped
 from compose._defaults import to_plain
-from compose._merge import Merger
+from compose._merge import MANDATORY, Merger
 from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Origins
 from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, walk
@@ -34,7 +34,9 @@ class Composed:
     sources: list[FileSource] = field(default_factory=list)
 
     def show_key(self, path: KeyPath) -> str:
-        return cli_key(self.root, path) if self.root.model is not None else _plain_key(path)
+        if self.root.model is None:
+            return _plain_key(path)
+        return cli_key(self.root, path, self.tree)
 
 
 def _plain_key(path: KeyPath) -> str:
@@ -81,6 +83,7 @@ def _merge_file(merger: Merger, composed: Composed, item: FileItem) -> None:
         target = _resolve(composed.root, item.section, merger.tree, item.shown)
         _announce_renames(target, item.shown)
         _check_section(composed, target, item)
+        _ensure_lists(merger, target, f"--{item.section}", item.shown)
         prefix, shape, default = target.path, target.shape, target.default
     else:
         prefix, shape, default = (), composed.root, NO_DEFAULT
@@ -108,11 +111,19 @@ def _check_section(composed: Composed, target: Target, item: FileItem) -> None:
 
 
 def _apply_values(merger: Merger, values: list[ValueItem]) -> None:
-    """Tags first (they choose the variant other flags resolve against), then in order."""
+    """Tags first (they choose the variant other flags resolve against), then in order.
+
+    A flag that does not resolve yet may belong to a variant a later tag chooses: it waits for
+    the second pass, which reports it if it still does not resolve.
+    """
     deferred: list[ValueItem] = []
     written = _Written()
     for item in values:
-        target, negated = _resolve_value(merger, item)
+        try:
+            target, negated = _resolve_value(merger, item)
+        except ComposeError:
+            deferred.append(item)
+            continue
         if target.is_tag:
             written.add(target, item)
             _assign(merger, target, _value_of(item, target, negated), item)
@@ -148,15 +159,16 @@ def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
     """The flag's target; `--no-x` and `--a.no-x` negate when no field has that name."""
     try:
         return _resolve(merger.root, item.key, merger.tree, item.shown), False
-    except UnknownKeyError:
+    except UnknownKeyError as unknown:
         negated_key = _strip_negation(item.key)
-        if negated_key is None:
+        if negated_key is not None:
+            try:
+                return _resolve(merger.root, negated_key, merger.tree, item.shown), True
+            except ComposeError:
+                pass
+        if not item.tokens:
             raise
-        try:
-            return _resolve(merger.root, negated_key, merger.tree, item.shown), True
-        except ComposeError:
-            pass
-        raise
+        raise unknown.evolve(value=" ".join(item.tokens)) from None
 
 
 def _strip_negation(key: str) -> str | None:
@@ -207,12 +219,14 @@ def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None
     if not path:
         raise ArgvError("a value needs a key", origin=item.shown)
     origin = FlagSource(item.shown)
-    _ensure_lists(merger, target, item)
+    _ensure_lists(merger, target, f"--{item.key}", item.shown)
     parent = merger.container_at(path[:-1])
     last = path[-1]
     if target.is_tag and isinstance(parent, dict) and target.parent is not None:
         merger.switch_variant(parent, value, path[:-1], target.parent, target.parent_default)
     current = parent.get(last) if isinstance(parent, dict) else _list_get(parent, last)
+    if value == MANDATORY and current is not None:
+        return  # "???" never overrides what an earlier node set
     if value is ENABLE:
         _enable(merger, parent, last, current, path, origin)
     elif isinstance(value, dict) and isinstance(current, dict):
@@ -248,7 +262,7 @@ def _store(parent: Any, last: str | int, value: Any) -> None:
         parent[last] = value
 
 
-def _ensure_lists(merger: Merger, target: Target, item: ValueItem) -> None:
+def _ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
     """Index paths count against the list composed so far, or its class default."""
     for depth, segment in enumerate(target.path):
         if not isinstance(segment, int):
@@ -264,8 +278,8 @@ def _ensure_lists(merger: Merger, target: Target, item: ValueItem) -> None:
             raise ArgvError(
                 f"index {segment} is out of range: the list has {len(current)} "
                 f"element{'s' if len(current) != 1 else ''} (index {len(current)} appends one)",
-                key=f"--{item.key}",
-                origin=item.shown,
+                key=key,
+                origin=shown,
             )
         if segment == len(current) and depth < len(target.path) - 1:
             current.append({})

@@ -6,6 +6,7 @@ and names the others in one line, so help stays the size of what the user can se
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,6 +103,8 @@ def _default_text(value: Any, shape: Shape) -> str:
         return ""
     if isinstance(value, BaseModel):
         return ""
+    if isinstance(value, enum.Enum):
+        return str(value.value)  # the text to type, not the member's repr
     return repr(value) if isinstance(value, str) else str(value)
 
 

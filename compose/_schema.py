@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -276,23 +277,28 @@ def _variant_hint(root: Shape, path: KeyPath, section: Shape | None, name: str) 
     return f"only {', '.join(owners)} has it: choose one with {tag_flag} {owners[0]}"
 
 
-def cli_key(root: Shape, path: KeyPath) -> str:
-    """A key path as a flag: field names kebab-case, dict keys and indices verbatim."""
+def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:
+    """A key path as a flag: field names kebab-case, dict keys and indices verbatim.
+
+    `tree`, the composed config, tells which variant a union section has.
+    """
     if not path:
         return "(root)"
     parts: list[str] = []
-    shape = root
-    node_default: Any = NO_DEFAULT
+    shape, node, default = root, tree, NO_DEFAULT
     for segment in path:
-        is_field = shape.kind in (Kind.MODEL, Kind.UNION) and isinstance(segment, str)
+        is_field = shape.is_section and isinstance(segment, str)
         parts.append(str(segment).replace("_", "-") if is_field else str(segment))
-        shape, node_default = _shape_below(shape, segment, node_default)
+        shape, default = _shape_below(shape, node, segment, default)
+        node = _child(node, segment)
     return "--" + ".".join(parts)
 
 
-def _shape_below(shape: Shape, segment: str | int, default: Any) -> tuple[Shape, Any]:
-    if shape.kind in (Kind.MODEL, Kind.UNION) and isinstance(segment, str):
-        model = section_model(shape, None, default, segment)
+def _shape_below(shape: Shape, node: Any, segment: str | int, default: Any) -> tuple[Shape, Any]:
+    if shape.is_section and isinstance(segment, str):
+        model = section_model(shape, node, default, segment)
+        if model is None or segment not in model.model_fields:  # another variant's key
+            model = next((m for _, m in shape.variants if segment in m.model_fields), None)
         if model is not None and segment in model.model_fields:
             return plan_of(model).fields[segment].shape, child_default(model, segment, default)
         return ANY, NO_DEFAULT
@@ -301,14 +307,28 @@ def _shape_below(shape: Shape, segment: str | int, default: Any) -> tuple[Shape,
     return ANY, NO_DEFAULT
 
 
+_INDEX = re.compile(r"\.(\d+)(?=\.|$)")
+
+
 def suggest(root: Shape, key: str) -> str | None:
-    """The closest valid flag to `key`, compared on the full dotted path."""
+    """The closest valid flag to `key`.
+
+    A flag with the same last segment elsewhere wins (a key put in the wrong section), else
+    the closest full dotted path; list indices the user wrote are kept.
+    """
     if root.model is None:
         return None
+    indices = _INDEX.findall(key)
+    wanted = _INDEX.sub(".0", key.replace("_", "-"))
     candidates = all_flags(root.model)
-    lowered = key.replace("_", "-")
-    matches = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    leaf = wanted.rsplit(".", 1)[-1].removeprefix("--")
+    same_leaf = [c for c in candidates if c.rsplit(".", 1)[-1].removeprefix("--") == leaf]
+    pool, cutoff = (same_leaf, 0.0) if same_leaf else (candidates, 0.6)
+    matches = difflib.get_close_matches(wanted, pool, n=1, cutoff=cutoff)
+    if not matches:
+        return None
+    given = iter(indices)
+    return _INDEX.sub(lambda m: "." + next(given, m.group(1)), matches[0])
 
 
 @functools.lru_cache(maxsize=64)

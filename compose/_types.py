@@ -139,6 +139,9 @@ def _scalar_shape(annotation: Any) -> Shape:
         return Shape(Kind.BOOL, label="BOOL")
     if annotation is str:
         return Shape(Kind.STR, accepts_str=True, label="STR")
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        choices = ",".join(str(member.value) for member in annotation)
+        return Shape(Kind.SCALAR, members=(annotation,), label="{" + choices + "}")
     accepts_str = isinstance(annotation, type) and issubclass(annotation, PurePath)
     name = getattr(annotation, "__name__", str(annotation))
     return Shape(Kind.SCALAR, members=(annotation,), accepts_str=accepts_str, label=name.upper())

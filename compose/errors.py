@@ -69,6 +69,20 @@ class ComposeError(Exception):
         """The individual errors: this one alone, or those an `ErrorGroup` gathered."""
         return (self,)
 
+    def evolve(self, **changes: object) -> ComposeError:
+        """The same error with some of key, value, origin, hint or message replaced."""
+        fields: dict[str, object] = {
+            "message": self.message,
+            "key": self.key,
+            "origin": self.origin,
+            "hint": self.hint,
+        }
+        if self.has_value:
+            fields["value"] = self.value
+        fields.update(changes)
+        message = str(fields.pop("message"))
+        return type(self)(message, **fields)  # type: ignore[arg-type]
+
     def format(self) -> str:
         """One line: what, where from, what is wrong, and what may fix it."""
         head = self.key or ""

@@ -1,0 +1,33 @@
+"""Shared fixtures: TOML fixtures written into `tmp_path`, which is also the working directory,
+so that file paths in messages are short and stable (`a.toml:3`)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+WriteFile = Callable[[str, "str | bytes"], str]
+
+
+@pytest.fixture
+def write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WriteFile:
+    """`write("a.toml", text)`: write a file under the working directory, return its name.
+
+    Text is dedented (so fixtures can be indented in the test) and stripped of the leading
+    newline; bytes are written as they are.
+    """
+    monkeypatch.chdir(tmp_path)
+
+    def _write(name: str, content: str | bytes) -> str:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
+        return name
+
+    return _write
