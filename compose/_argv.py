@@ -100,7 +100,7 @@ def _parse_flag(argv: list[str], pos: int) -> tuple[int, Item]:
         raise ArgvError("malformed flag", value=argv[pos])
     if eq:
         if value.startswith("@"):
-            return _parse_file(argv, pos, key, value)
+            return pos + 1, FileItem(value[1:], key, argv[pos])
         return pos + 1, ValueItem(key, (value,), f"--{key}")
     if pos + 1 < len(argv) and argv[pos + 1].startswith("@"):
         return _parse_file(argv, pos + 1, key, argv[pos + 1])
