@@ -7,7 +7,7 @@ interpolated OmegaConf-style and bound onto Pydantic models.
 from compose._api import compose, parse
 from compose._base import BaseConfig
 from compose._cli import cli
-from compose._dump import to_toml
+from compose._dump import to_toml, write_configs
 from compose._merge import ComposeWarning
 from compose._renames import renamed
 from compose.errors import (
@@ -37,4 +37,5 @@ __all__ = [
     "parse",
     "renamed",
     "to_toml",
+    "write_configs",
 ]

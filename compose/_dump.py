@@ -12,10 +12,12 @@ import datetime
 import enum
 import json
 import math
+import os
 import re
+import tempfile
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from pydantic import BaseModel
@@ -122,3 +124,38 @@ def _float(value: float) -> str:
 def _string(text: str) -> str:
     """A TOML basic string: JSON's escapes are TOML's, plus DEL, which TOML wants escaped."""
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) -> list[Path]:
+    """Write `OUTPUT_DIR/configs/NAME.toml` for each NAME -> model (or dict), all or nothing.
+
+    Every file is rendered first, then written to a temporary file beside its target and renamed
+    over it, so a failure leaves no partial file; names are plain file stems, never paths, so
+    nothing is written outside `OUTPUT_DIR/configs`.
+    """
+    directory = Path(output_dir) / "configs"
+    texts = {_config_name(name): to_toml(value) for name, value in files.items()}
+    directory.mkdir(parents=True, exist_ok=True)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, text in texts.items():
+            staged.append((_stage(directory, name, text), directory / f"{name}.toml"))
+        for temporary, target in staged:
+            os.replace(temporary, target)
+    finally:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+    return [target for _, target in staged]
+
+
+def _config_name(name: str) -> str:
+    if not name or "/" in name or "\\" in name or name.startswith(".") or "\0" in name:
+        raise ValueError(f"not a config file name: {name!r}")
+    return name
+
+
+def _stage(directory: Path, name: str, text: str) -> Path:
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    return Path(temporary)
