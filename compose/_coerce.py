@@ -17,6 +17,7 @@ from compose._types import Kind, Shape
 from compose.errors import ArgvError, ConfigValidationError
 
 NONE_TEXT = "None"
+INTERPOLATION = "${"
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
 
@@ -59,7 +60,9 @@ def _bare(shape: Shape, key: str, origin: str) -> Any:
 
 
 def convert_text(text: str, shape: Shape, key: str, origin: str) -> Any:
-    """One token for one target."""
+    """One token for one target; an interpolation waits, as text, to be resolved first."""
+    if INTERPOLATION in text:
+        return text
     if text == NONE_TEXT:
         return none_for(shape, key, origin)
     kind = shape.kind

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._argv import DeleteItem, FileItem, Item, ValueItem
-from compose._coerce import ENABLE, convert, untyped
+from compose._coerce import ENABLE, INTERPOLATION, convert, untyped
 from compose._defaults import to_plain
 from compose._merge import MANDATORY, Merger
 from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Origins
@@ -32,6 +32,7 @@ class Composed:
     origins: Origins
     root: Shape
     sources: list[FileSource] = field(default_factory=list)
+    may_interpolate: bool = False  # some node holds "${" or "???": resolution has work to do
 
     def show_key(self, path: KeyPath) -> str:
         if self.root.model is None:
@@ -64,7 +65,15 @@ def compose_items(items: list[Item], schema: type[BaseModel] | None) -> Composed
         elif isinstance(item, ValueItem):
             values.append(item)
     _apply_values(merger, values)
+    composed.may_interpolate = composed.may_interpolate or any(
+        _marks_resolution(token) for item in values for token in item.tokens
+    )
     return composed
+
+
+def _marks_resolution(text: str) -> bool:
+    """A cheap look at raw text: only "${" and "???" give interpolation work to do."""
+    return INTERPOLATION in text or MANDATORY in text
 
 
 def _segments(root: Shape, key: str) -> list[str]:
@@ -89,6 +98,7 @@ def _merge_file(merger: Merger, composed: Composed, item: FileItem) -> None:
         prefix, shape, default = (), composed.root, NO_DEFAULT
     table, source = load_toml(item.path, prefix)
     composed.sources.append(source)
+    composed.may_interpolate = composed.may_interpolate or _marks_resolution(source.text)
     moves = move_renamed(table, shape, source, composed.show_key)
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line
