@@ -15,8 +15,8 @@ from pydantic import BaseModel
 from compose._argv import FileItem, HelpItem, Item, parse_overrides, split_argv
 from compose._bind import bind, plain_nones
 from compose._graph import compose_items
-from compose._help import plain_help
-from compose.errors import HelpRequested
+from compose._help import help_screen, plain_help
+from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
@@ -48,10 +48,22 @@ def parse(schema: type[M], argv: Sequence[str], *, prog: str | None = None) -> M
     Raises `ComposeError` for bad input and `HelpRequested` for `--help`; never exits.
     """
     items = split_argv(list(argv))
-    for item in items:
-        if isinstance(item, HelpItem):
-            raise HelpRequested(plain_help(schema, prog or program_name(), item.section))
+    asked = [item for item in items if isinstance(item, HelpItem)]
+    if asked:
+        raise _help(schema, items, asked[-1].section, prog or program_name())
     return _run(items, schema)  # type: ignore[return-value]  # with a schema: an M
+
+
+def _help(schema: type[M], items: list[Item], narrow: str, prog: str) -> HelpRequested:
+    """Help; after `@ files` or flags, with the values they compose and who set each."""
+    nodes: list[Item] = [item for item in items if not isinstance(item, HelpItem)]
+    composed, problem = None, ""
+    try:
+        composed = compose_items(nodes, schema) if nodes else None
+    except ComposeError as error:  # help still helps: bare defaults, and what went wrong
+        problem = error.format()
+    screen = help_screen(schema, prog, narrow, composed, problem)
+    return HelpRequested(plain_help(screen), screen)
 
 
 def _run(items: list[Item], schema: type[M] | None) -> M | dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from compose._api import parse, program_name
+from compose._help import HelpScreen
 from compose._merge import ComposeWarning
 from compose.errors import ComposeError, HelpRequested
 
@@ -30,9 +31,9 @@ def cli(schema: type[M], argv: Sequence[str] | None = None, *, prog: str | None 
         warnings.simplefilter("always")
         try:
             config = parse(schema, args, prog=name)
-        except HelpRequested as help_screen:
+        except HelpRequested as help_requested:
             _show_warnings(caught)
-            sys.stdout.write(help_screen.text)
+            show_help(help_requested)
             raise SystemExit(0) from None
         except ComposeError as error:
             _show_warnings(caught)
@@ -40,6 +41,15 @@ def cli(schema: type[M], argv: Sequence[str] | None = None, *, prog: str | None 
             raise SystemExit(EXIT_BAD_INPUT) from None
     _show_warnings(caught)
     return config
+
+
+def show_help(help_requested: HelpRequested) -> None:
+    if sys.stdout.isatty() and isinstance(help_requested.screen, HelpScreen):
+        from compose import _render  # noqa: PLC0415  # rich costs ~30 ms: load it only to show it
+
+        _render.help_panels(help_requested.screen, sys.stdout)
+    else:
+        sys.stdout.write(help_requested.text)
 
 
 def report_error(error: ComposeError) -> None:

@@ -1,29 +1,36 @@
 """Help entries from a schema, as plain data, and their plain-text rendering.
 
-Sections come in schema order; a discriminated union lists only its active variant's fields
-and names the others in one line, so help stays the size of what the user can set now.
+Sections come in schema order, one panel each. A discriminated union lists only its active
+variant's fields and names the others in one line, so help stays the size of what the user can
+set now (prime-rl's full help was ~2,500 lines). Given `@ files` before `--help`, entries show
+the composed values and the node that set each, instead of bare defaults.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
+from compose._dump import to_data
+from compose._graph import Composed
 from compose._schema import NO_DEFAULT, plan_of
 from compose._types import Kind, Shape
 
 USAGE = "[@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...]"
 _MAX_DEPTH = 12
+_MAX_VALUE = 48
 
 
 @dataclass(frozen=True)
 class Entry:
     flag: str
     type: str
-    default: str
+    value: str  # the default, or the composed value
+    origin: str  # who set the value: "" for a bare default screen
     description: str
 
 
@@ -37,96 +44,181 @@ class Section:
     note: str = ""
 
 
-def help_sections(schema: type[BaseModel], narrow: str = "") -> list[Section]:
-    """The help panels of `schema`, optionally only those under the section `narrow`."""
-    sections: list[Section] = []
-    _collect(schema, NO_DEFAULT, "", "options", sections, 0)
+@dataclass(frozen=True)
+class HelpScreen:
+    prog: str
+    summary: str
+    sections: list[Section]
+    composed: bool  # values are what the given nodes composed
+    problem: str = ""  # why the given nodes could not be composed
+
+    @property
+    def usage(self) -> str:
+        return f"usage: {self.prog} {USAGE}"
+
+
+def help_screen(
+    schema: type[BaseModel],
+    prog: str,
+    narrow: str = "",
+    composed: Composed | None = None,
+    problem: str = "",
+) -> HelpScreen:
+    """The help of `schema`, optionally only the sections under `narrow` (`trainer.optim`)."""
+    walker = _Walker(composed)
+    walker.model(schema, NO_DEFAULT, composed.tree if composed else None, (), "", "options", 0)
+    sections = walker.sections
     if narrow:
         wanted = "--" + narrow.removeprefix("--").replace("_", "-")
         sections = [s for s in sections if s.flag == wanted or s.flag.startswith(wanted + ".")]
-    return sections
+    doc = (schema.__doc__ or "").strip()
+    summary = doc.splitlines()[0] if doc and not narrow else ""
+    return HelpScreen(prog, summary, sections, composed is not None, problem)
 
 
-def _collect(
-    model: type[BaseModel], default: Any, flag: str, title: str, sections: list[Section], depth: int
-) -> None:
-    section = Section(flag, title)
-    sections.append(section)
-    nested: list[tuple[str, Shape, Any]] = []
-    for name, plan in plan_of(model).fields.items():
-        child_flag = f"{flag}.{name.replace('_', '-')}" if flag else f"--{name.replace('_', '-')}"
-        value = getattr(default, name) if isinstance(default, model) else plan.default
-        section.entries.append(
-            Entry(
-                child_flag,
-                _type_label(plan.shape),
-                _default_text(value, plan.shape),
-                plan.description,
+class _Walker:
+    def __init__(self, composed: Composed | None) -> None:
+        self.composed = composed
+        self.sections: list[Section] = []
+
+    def model(
+        self,
+        model: type[BaseModel],
+        default: Any,
+        node: Any,
+        path: tuple[Any, ...],
+        flag: str,
+        title: str,
+        depth: int,
+        union: Shape | None = None,
+    ) -> None:
+        """One panel for `model`, then its sub-sections; in a `union`, the tag lists variants."""
+        section = Section(flag, title)
+        self.sections.append(section)
+        tag = union.tag if union is not None else None
+        nested: list[tuple[str, Shape, Any, Any, tuple[Any, ...]]] = []
+        for name, plan in plan_of(model).fields.items():
+            child_flag = f"{flag}.{_kebab(name)}" if flag else f"--{_kebab(name)}"
+            value = getattr(default, name) if isinstance(default, model) else plan.default
+            child = node.get(name, NO_DEFAULT) if isinstance(node, dict) else NO_DEFAULT
+            child_path = (*path, name)
+            shape = _tag_choices(union) if union is not None and name == tag else plan.shape
+            section.entries.append(
+                self._entry(child_flag, shape, value, child, child_path, plan.description)
             )
-        )
-        if plan.shape.is_section and depth < _MAX_DEPTH:
-            nested.append((child_flag, plan.shape, value))
-    for child_flag, shape, value in nested:
-        _collect_shape(shape, value, child_flag, sections, depth + 1)
+            if plan.shape.is_section and depth < _MAX_DEPTH:
+                nested.append((child_flag, plan.shape, value, child, child_path))
+        for child_flag, shape, value, child, child_path in nested:
+            self.section(shape, value, child, child_path, child_flag, depth + 1)
+
+    def _entry(
+        self,
+        flag: str,
+        shape: Shape,
+        default: Any,
+        child: Any,
+        path: tuple[Any, ...],
+        description: str,
+    ) -> Entry:
+        if self.composed is None or child is NO_DEFAULT:
+            origin = "default" if self.composed is not None else ""
+            return Entry(flag, type_label(shape), _value_text(default, shape), origin, description)
+        origin = self.composed.origins.describe(path) or ""
+        return Entry(flag, type_label(shape), _value_text(child, shape), origin, description)
+
+    def section(
+        self, shape: Shape, default: Any, node: Any, path: tuple[Any, ...], flag: str, depth: int
+    ) -> None:
+        name = flag.removeprefix("--")
+        state = _optional_state(shape, default, node)
+        if shape.model is not None:
+            self.model(shape.model, default, node, path, flag, name + state, depth)
+            return
+        active = _active_variant(shape, default, node)
+        if active is None:
+            return
+        tag_value, model = active
+        title = f"{name} ({shape.tag} = {tag_value}){state}"
+        self.model(model, default, node, path, flag, title, depth, shape)
+        others = [tag for tag, _ in shape.variants if tag != tag_value]
+        if others:
+            panel = next(s for s in reversed(self.sections) if s.flag == flag)
+            panel.note = (
+                f"other variants: {', '.join(others)} (choose with {flag}.{_kebab(shape.tag)})"
+            )
 
 
-def _collect_shape(
-    shape: Shape, default: Any, flag: str, sections: list[Section], depth: int
-) -> None:
-    if shape.model is not None:
-        title = flag.removeprefix("--") + (" (optional)" if shape.nullable else "")
-        _collect(shape.model, default, flag, title, sections, depth)
-        return
-    active = type(default) if isinstance(default, BaseModel) else None
-    if active is None and shape.variants:
-        active = shape.variants[0][1]
-    if active is None:
-        return
-    name = next((tag for tag, model in shape.variants if model is active), "")
-    others = [tag for tag, _ in shape.variants if tag != name]
-    title = f"{flag.removeprefix('--')} ({shape.tag} = {name})"
-    _collect(active, default, flag, title, sections, depth)
-    if others:
-        sections[-1].note = f"other variants: {', '.join(others)} (choose with {flag}.{shape.tag})"
+def _tag_choices(union: Shape) -> Shape:
+    return Shape(Kind.SCALAR, literal=True, accepts_str=True, label=union.label)
 
 
-def _type_label(shape: Shape) -> str:
+def _kebab(name: str | None) -> str:
+    return (name or "").replace("_", "-")
+
+
+def _optional_state(shape: Shape, default: Any, node: Any) -> str:
+    if not shape.nullable:
+        return ""
+    on = isinstance(node, dict) or (node is NO_DEFAULT and isinstance(default, BaseModel))
+    return " (optional, on)" if on else " (optional, off)"
+
+
+def _active_variant(shape: Shape, default: Any, node: Any) -> tuple[str, type[BaseModel]] | None:
+    chosen = node.get(shape.tag) if isinstance(node, dict) and shape.tag else None
+    if chosen is None and isinstance(default, BaseModel) and shape.tag:
+        chosen = getattr(default, shape.tag, None)
+    for tag, model in shape.variants:
+        if tag == chosen:
+            return tag, model
+    return shape.variants[0] if shape.variants else None
+
+
+def type_label(shape: Shape) -> str:
     if shape.kind is Kind.LIST and shape.item is not None:
-        return f"[{shape.item.label} ...]"
+        return f"[{shape.item.label} ...]" + ("|None" if shape.nullable else "")
     return shape.label
 
 
-def _default_text(value: Any, shape: Shape) -> str:
+def _value_text(value: Any, shape: Shape) -> str:
     if value is NO_DEFAULT:
         return "required"
-    if shape.is_section and value is not None:
-        return ""
-    if isinstance(value, BaseModel):
+    if isinstance(value, BaseModel) or (shape.is_section and isinstance(value, dict)):
         return ""
     if isinstance(value, enum.Enum):
         return str(value.value)  # the text to type, not the member's repr
-    return repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, (list, tuple, dict)):
+        text = json.dumps(to_data(value), default=str)
+    else:
+        text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
 
 
-def plain_help(schema: type[BaseModel], prog: str, narrow: str = "") -> str:
-    lines = [f"usage: {prog} {USAGE}", ""]
-    doc = (schema.__doc__ or "").strip()
-    if doc and not narrow:
-        lines += [doc.splitlines()[0], ""]
-    for section in help_sections(schema, narrow):
+def plain_help(screen: HelpScreen) -> str:
+    lines = [screen.usage, ""]
+    if screen.problem:
+        lines += [f"(values not shown: {screen.problem})", ""]
+    if screen.summary:
+        lines += [screen.summary, ""]
+    for section in screen.sections:
         lines.append(f"{section.title}:")
         width = max((len(e.flag) + len(e.type) for e in section.entries), default=0) + 3
-        for entry in section.entries:
-            lines.append("  " + _entry_line(entry, width))
+        lines.extend("  " + _entry_line(entry, width, screen.composed) for entry in section.entries)
         if section.note:
             lines.append(f"  ({section.note})")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _entry_line(entry: Entry, width: int) -> str:
+def value_note(entry: Entry, composed: bool) -> str:
+    """`(default: 3)` on a bare screen; `(= 3, from b.toml:3)` once nodes were given."""
+    if not composed:
+        return f"(default: {entry.value})" if entry.value else ""
+    if not entry.value:
+        return f"(from {entry.origin})" if entry.origin not in ("", "default") else ""
+    return f"(= {entry.value}, from {entry.origin})" if entry.origin else f"(= {entry.value})"
+
+
+def _entry_line(entry: Entry, width: int, composed: bool) -> str:
     head = f"{entry.flag} {entry.type}".ljust(width)
-    tail = entry.description
-    if entry.default:
-        tail = f"{tail} (default: {entry.default})".strip()
+    tail = f"{entry.description} {value_note(entry, composed)}".strip()
     return f"{head}{tail}".rstrip()

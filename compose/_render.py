@@ -1,13 +1,15 @@
-"""The only module that imports rich: error boxes (help panels come with the help screen)."""
+"""The only module that imports rich: error boxes and help panels for a terminal."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.panel import Panel
+from rich.table import Table
 from rich.text import Text
 
+from compose._help import HelpScreen, Section, value_note
 from compose.errors import ComposeError
 
 
@@ -39,3 +41,32 @@ def _error_text(error: ComposeError) -> Text:
     if error.hint:
         text.append(f"\n  {error.hint}", style="green")
     return text
+
+
+def help_panels(screen: HelpScreen, stream: TextIO) -> None:
+    """The help screen: usage, then one panel per section (rich honours NO_COLOR and width)."""
+    console = Console(file=stream, highlight=False)
+    console.print(Text(screen.usage, style="bold"))
+    if screen.problem:
+        console.print(Text(f"values not shown: {screen.problem}", style="red"))
+    if screen.summary:
+        console.print(Text("\n" + screen.summary))
+    for section in screen.sections:
+        console.print(_section_panel(section, screen.composed))
+
+
+def _section_panel(section: Section, composed: bool) -> Panel:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="cyan", no_wrap=True)
+    table.add_column(style="yellow", no_wrap=True)
+    table.add_column()
+    for entry in section.entries:
+        note = value_note(entry, composed)
+        text = Text(entry.description)
+        if note:
+            text.append(f" {note}" if entry.description else note, style="dim")
+        table.add_row(entry.flag, entry.type, text)
+    body: Table | Group = table
+    if section.note:
+        body = Group(table, Text(section.note, style="dim italic"))
+    return Panel(body, title=section.title, title_align="left", border_style="blue")

@@ -134,8 +134,9 @@ class ErrorGroup(ComposeError):
 class HelpRequested(ComposeError):
     """`--help` was given: `parse` raises this so callers decide how to show `.text`."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, screen: object = None) -> None:
         self.text = text
+        self.screen = screen  # the structured help, for a richer rendering than `text`
         super().__init__("help requested")
 
 

@@ -108,7 +108,7 @@ def test_help_exits_0_and_prints_the_flags(capsys: pytest.CaptureFixture[str], f
         "--seed INT (default: 42)",
         "--trainer.optim.lr FLOAT (default: 0.0001)",
         "(other variants: muon (choose with --trainer.optim.type))",
-        "trainer.ckpt (optional):",
+        "trainer.ckpt (optional, off):",
         "--trainer.ckpt.interval INT (default: 100)",
         "--inference.vllm-extra JSON Extra arguments passed to vLLM verbatim. (default: {})",
         "--orchestrator.sampling.temperature FLOAT (default: 0.7)",
