@@ -167,7 +167,10 @@ def _map_errors(
 ) -> list[ComposeError]:
     seen: dict[KeyPath, ComposeError] = {}
     for detail in error.errors():
-        path, shape = _loc_path(composed.root, detail["loc"], tree)
+        located = _loc_path(composed.root, detail["loc"], tree)
+        if located is None:
+            continue
+        path, shape = located
         mapped = _to_compose_error(detail, path, shape, composed)
         if path in seen and not isinstance(mapped, UnknownKeyError):
             seen[path].message += f"; or {mapped.message}"  # one value, several union members
@@ -218,8 +221,12 @@ def _message(detail: Any) -> str:
     return message
 
 
-def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Shape]:
-    """Pydantic's error location as our key path: union tags and member names dropped."""
+def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Shape] | None:
+    """Pydantic's error location as our key path: union tags and member names dropped.
+
+    None for an error of a `Literal | Model` union's scalar branch when the value is a table:
+    the table was meant for the section, whose own errors say what is wrong.
+    """
     path: list[str | int] = []
     shape, node = root, tree
     for item in loc:
@@ -227,9 +234,23 @@ def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Sh
             continue
         if shape.kind is Kind.SCALAR:
             continue  # `int`, `str`, `literal[...]`: the member of a scalar union
+        if shape.alternative is not None and not _is_field(shape, item, node):
+            if _names_variant(shape, item, node):
+                continue  # the section branch of a `Literal | Model` union
+            if isinstance(node, dict):
+                return None
+            shape = shape.alternative  # the scalar branch, for a value that is no table
+            continue
         path.append(item)
         shape, node = _loc_step(shape, item, node)
     return tuple(path), shape
+
+
+def _is_field(shape: Shape, item: Any, node: Any) -> bool:
+    model = shape.model
+    if model is None and isinstance(node, dict) and shape.tag:
+        model = shape.variant(node.get(shape.tag))
+    return isinstance(item, str) and model is not None and item in model.model_fields
 
 
 def _names_variant(shape: Shape, item: Any, node: Any) -> bool:
@@ -239,7 +260,8 @@ def _names_variant(shape: Shape, item: Any, node: Any) -> bool:
     variant = shape.variant(current)
     if variant is not None and item in variant.model_fields:
         return False
-    return shape.variant(item) is not None or any(m.__name__ == item for _, m in shape.variants)
+    models = [m for _, m in shape.variants] + ([shape.model] if shape.model else [])
+    return shape.variant(item) is not None or any(m.__name__ == item for m in models)
 
 
 def _loc_step(shape: Shape, item: Any, node: Any) -> tuple[Shape, Any]:

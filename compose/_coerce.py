@@ -72,6 +72,8 @@ def convert_text(text: str, shape: Shape, key: str, origin: str) -> Any:
         return _bool(text, key, origin)
     if kind is Kind.SCALAR:
         return _scalar(text, shape)
+    if kind in (Kind.MODEL, Kind.UNION) and shape.alternative is not None:
+        return convert_text(text, shape.alternative, key, origin)
     if kind in (Kind.MODEL, Kind.UNION):
         raise ArgvError(
             "is a section: set its fields one by one, or load a file into it",

@@ -106,8 +106,14 @@ class _Walker:
             section.entries.append(
                 self._entry(child_flag, shape, value, child, child_path, plan.description)
             )
-            if plan.shape.is_section and depth < _MAX_DEPTH:
+            if depth >= _MAX_DEPTH:
+                continue
+            if plan.shape.is_section:
                 nested.append((child_flag, plan.shape, value, child, child_path))
+            elif _holds_sections(plan.shape) and plan.shape.item is not None:
+                each = ".N" if plan.shape.kind is Kind.LIST else ".KEY"
+                item = plan.shape.item
+                nested.append((child_flag + each, item, NO_DEFAULT, NO_DEFAULT, child_path))
         for child_flag, shape, value, child, child_path in nested:
             self.section(shape, value, child, child_path, child_flag, depth + 1)
 
@@ -146,6 +152,12 @@ class _Walker:
             panel.note = (
                 f"other variants: {', '.join(others)} (choose with {flag}.{_kebab(shape.tag)})"
             )
+
+
+def _holds_sections(shape: Shape) -> bool:
+    """A list or dict of sections: help shows one element's fields (`--env.N.id`)."""
+    item = shape.item
+    return shape.kind in (Kind.LIST, Kind.DICT) and item is not None and item.is_section
 
 
 def _tag_choices(union: Shape) -> Shape:

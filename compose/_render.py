@@ -6,6 +6,7 @@ from typing import TextIO
 
 from rich.console import Console, Group
 from rich.panel import Panel
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -13,8 +14,8 @@ from compose._help import HelpScreen, Section, value_note
 from compose.errors import ComposeError
 
 
-def error_box(error: ComposeError, stream: TextIO) -> None:
-    console = Console(file=stream, highlight=False)
+def error_box(error: ComposeError, stream: TextIO, width: int | None = None) -> None:
+    console = Console(file=stream, highlight=False, width=width)
     body = Text()
     for index, item in enumerate(error.errors):
         if index:
@@ -43,9 +44,10 @@ def _error_text(error: ComposeError) -> Text:
     return text
 
 
-def help_panels(screen: HelpScreen, stream: TextIO) -> None:
-    """The help screen: usage, then one panel per section (rich honours NO_COLOR and width)."""
-    console = Console(file=stream, highlight=False)
+def help_panels(screen: HelpScreen, stream: TextIO, width: int | None = None) -> None:
+    """The help screen: usage, then one panel per section (rich honours NO_COLOR; the width is
+    the terminal's unless given)."""
+    console = Console(file=stream, highlight=False, width=width)
     console.print(Text(screen.usage, style="bold"))
     if screen.problem:
         console.print(Text(f"values not shown: {screen.problem}", style="red"))
@@ -70,3 +72,8 @@ def _section_panel(section: Section, composed: bool) -> Panel:
     if section.note:
         body = Group(table, Text(section.note, style="dim italic"))
     return Panel(body, title=section.title, title_align="left", border_style="blue")
+
+
+def syntax(text: str, lexer: str, stream: TextIO) -> None:
+    """Highlighted TOML or JSON for a terminal."""
+    Console(file=stream).print(Syntax(text, lexer, theme="ansi_dark", background_color="default"))

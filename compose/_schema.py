@@ -43,7 +43,8 @@ class FieldPlan:
 
     @property
     def description(self) -> str:
-        return self.info.description or ""
+        """The field's docstring or `Field(description=)`, on one line."""
+        return " ".join((self.info.description or "").split())
 
 
 @dataclass(eq=False)
@@ -274,7 +275,10 @@ def _variant_hint(root: Shape, path: KeyPath, section: Shape | None, name: str) 
     if not owners:
         return None
     tag_flag = cli_key(root, (*path, section.tag))
-    return f"only {', '.join(owners)} has it: choose one with {tag_flag} {owners[0]}"
+    if len(owners) == 1:
+        return f"only {owners[0]} has it: choose it with {tag_flag} {owners[0]}"
+    names = f"{', '.join(owners[:-1])} and {owners[-1]}"
+    return f"only {names} have it: choose one with {tag_flag} {owners[0]}"
 
 
 def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:

@@ -7,6 +7,7 @@ scalar, or anything; does it admit None. `shape_of` computes them once per annot
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 import types
@@ -45,6 +46,7 @@ class Shape:
     literal: bool = False  # SCALAR: members are Literal values
     accepts_str: bool = False  # text that is not None stays text
     label: str = ""  # how --help shows the type
+    alternative: Shape | None = None  # MODEL/UNION: what a non-table value is (`Literal | Model`)
 
     def variant(self, name: object) -> type[BaseModel] | None:
         for tag, model in self.variants:
@@ -153,27 +155,28 @@ def _union_shape(args: tuple[Any, ...], discriminator: str | None) -> Shape:
     if len(members) == 1:
         inner = shape_of(members[0], discriminator)
         return _with_null(inner) if nullable else inner
-    if all(is_model(_unwrap_annotated(m, None)[0]) for m in members):
-        models = [_unwrap_annotated(m, None)[0] for m in members]
-        return _model_union(models, discriminator, nullable)
-    shapes = [shape_of(member) for member in members]
-    return _scalar_union(shapes, nullable)
+    models = [m for m in (_unwrap_annotated(m, None)[0] for m in members) if is_model(m)]
+    others = [m for m in members if not is_model(_unwrap_annotated(m, None)[0])]
+    if not models:
+        return _scalar_union([shape_of(member) for member in others], nullable)
+    section = (
+        _model_union(models, discriminator, nullable)
+        if len(models) > 1
+        else (_with_null(shape_of(models[0])) if nullable else shape_of(models[0]))
+    )
+    if not others:
+        return section
+    # `Literal["policy"] | Endpoint`: a table is the section, anything else the alternative
+    alternative = _scalar_union([shape_of(member) for member in others], nullable)
+    label = f"{alternative.label}|{section.label}"
+    return dataclasses.replace(
+        section, alternative=alternative, label=label, accepts_str=alternative.accepts_str
+    )
 
 
 def _with_null(shape: Shape) -> Shape:
     label = shape.label if shape.label.endswith("|None") else f"{shape.label}|None"
-    return Shape(
-        shape.kind,
-        nullable=True,
-        model=shape.model,
-        tag=shape.tag,
-        variants=shape.variants,
-        item=shape.item,
-        members=shape.members,
-        literal=shape.literal,
-        accepts_str=shape.accepts_str,
-        label=label,
-    )
+    return dataclasses.replace(shape, nullable=True, label=label)
 
 
 def _model_union(models: list[Any], discriminator: str | None, nullable: bool) -> Shape:

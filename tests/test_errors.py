@@ -113,7 +113,7 @@ def test_unknown_key_of_another_variant_names_the_variant(write: WriteFile) -> N
     write("a.toml", "[trainer.optim]\nmomentum = 0.9\n")
     assert str(error_of(["@a.toml"])) == (
         "--trainer.optim.momentum = 0.9 (from a.toml:2): unknown key; "
-        "only muon has it: choose one with --trainer.optim.type muon"
+        "only muon has it: choose it with --trainer.optim.type muon"
     )
 
 
@@ -170,7 +170,7 @@ def test_unknown_flag_typed_in_snake_case_shows_the_flag_as_typed() -> None:
 def test_unknown_flag_of_another_variant() -> None:
     assert str(error_of(["--orchestrator.algo.temperature"])) == (
         "--orchestrator.algo.temperature: unknown key; only max_rl has it: "
-        "choose one with --orchestrator.algo.type max_rl"
+        "choose it with --orchestrator.algo.type max_rl"
     )
 
 

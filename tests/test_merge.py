@@ -194,7 +194,7 @@ def test_cli_discriminator_makes_keys_of_the_old_variant_unknown() -> None:
         parse(RLConfig, ["--trainer.optim.betas", "1", "2", "--trainer.optim.type", "muon"])
     assert str(info.value) == (
         "--trainer.optim.betas = '1 2': unknown key; only adamw has it: "
-        "choose one with --trainer.optim.type adamw"
+        "choose it with --trainer.optim.type adamw"
     )
 
 
