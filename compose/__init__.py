@@ -8,6 +8,7 @@ from compose._api import compose, parse
 from compose._base import BaseConfig
 from compose._cli import cli
 from compose._dump import to_toml, write_configs
+from compose._interp import register_resolver
 from compose._merge import ComposeWarning
 from compose._renames import renamed
 from compose.errors import (
@@ -35,6 +36,7 @@ __all__ = [
     "cli",
     "compose",
     "parse",
+    "register_resolver",
     "renamed",
     "to_toml",
     "write_configs",

@@ -1,48 +1,75 @@
 """The programmatic surface: `compose()` for files plus overrides, `parse()` for argv.
 
-Both run the same pipeline: items -> composition graph -> (interpolation) -> binding.
+Both run one pipeline: items -> composition graph -> interpolation -> binding.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
 from compose._argv import FileItem, HelpItem, Item, parse_overrides, split_argv
 from compose._bind import bind, plain_nones
-from compose._graph import compose_items
+from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
+from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help
+from compose._interp import Resolver, resolve_tree
+from compose._origin import KeyPath
 from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
+Resolvers = Mapping[str, Resolver] | None
 
 
-@overload
-def compose(sources: Sequence[Source], overrides: Sequence[str] = (), *, schema: type[M]) -> M: ...
 @overload
 def compose(
-    sources: Sequence[Source], overrides: Sequence[str] = (), *, schema: None = None
+    sources: Sequence[Source] | Source,
+    overrides: Sequence[str] = (),
+    *,
+    schema: type[M],
+    resolvers: Resolvers = None,
+) -> M: ...
+@overload
+def compose(
+    sources: Sequence[Source] | Source,
+    overrides: Sequence[str] = (),
+    *,
+    schema: None = None,
+    resolvers: Resolvers = None,
 ) -> dict[str, Any]: ...
 def compose(
-    sources: Sequence[Source], overrides: Sequence[str] = (), *, schema: type[M] | None = None
+    sources: Sequence[Source] | Source,
+    overrides: Sequence[str] = (),
+    *,
+    schema: type[M] | None = None,
+    resolvers: Resolvers = None,
 ) -> M | dict[str, Any]:
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key=@file`, `~key`).
 
-    With `schema`, the validated instance; without, the resolved plain dict.
+    With `schema`, the validated instance; without, the resolved plain dict. `resolvers` add
+    interpolation resolvers for this call only, before the registered ones.
     """
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     items: list[Item] = [FileItem(os.fspath(s), "", os.fspath(s)) for s in sources]
     items += parse_overrides(list(overrides))
-    return _run(items, schema)
+    composed = compose_items(items, schema)
+    resolve(composed, resolvers)
+    if schema is None:
+        result: dict[str, Any] = plain_nones(composed.tree)
+        return result
+    return bind(composed, schema)  # type: ignore[no-any-return]
 
 
-def parse(schema: type[M], argv: Sequence[str], *, prog: str | None = None) -> M:
+def parse(
+    schema: type[M], argv: Sequence[str], *, prog: str | None = None, resolvers: Resolvers = None
+) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
     Raises `ComposeError` for bad input and `HelpRequested` for `--help`; never exits.
@@ -51,7 +78,30 @@ def parse(schema: type[M], argv: Sequence[str], *, prog: str | None = None) -> M
     asked = [item for item in items if isinstance(item, HelpItem)]
     if asked:
         raise _help(schema, items, asked[-1].section, prog or program_name())
-    return _run(items, schema)  # type: ignore[return-value]  # with a schema: an M
+    composed = compose_items(items, schema)
+    resolve(composed, resolvers)
+    return bind(composed, schema)  # type: ignore[no-any-return]
+
+
+def resolve(composed: Composed, resolvers: Resolvers = None) -> None:
+    """Resolve `${...}` and check `???` in place; free when no node and no default needs it."""
+    root = composed.root
+    if root.model is not None and has_interpolated_defaults(root.model):
+        inject_interpolated_defaults(composed.tree, root, composed.origins)
+        composed.may_interpolate = True
+    if not composed.may_interpolate:
+        return
+    lookup = functools.partial(default_at, root, composed.tree) if root.model else None
+    composed.tree = resolve_tree(
+        composed.tree,
+        resolvers=resolvers,
+        default_at=lookup,
+        describe=functools.partial(_describe, composed),
+    )
+
+
+def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
+    return composed.show_key(path), composed.origins.describe(path)
 
 
 def _help(schema: type[M], items: list[Item], narrow: str, prog: str) -> HelpRequested:
@@ -64,14 +114,6 @@ def _help(schema: type[M], items: list[Item], narrow: str, prog: str) -> HelpReq
         problem = error.format()
     screen = help_screen(schema, prog, narrow, composed, problem)
     return HelpRequested(plain_help(screen), screen)
-
-
-def _run(items: list[Item], schema: type[M] | None) -> M | dict[str, Any]:
-    composed = compose_items(items, schema)
-    if schema is None:
-        result: dict[str, Any] = plain_nones(composed.tree)
-        return result
-    return bind(composed, schema)  # type: ignore[no-any-return]
 
 
 def program_name() -> str:

@@ -24,7 +24,7 @@ _INTERP = "${"
 def to_plain(value: Any) -> Any:
     """A default as plain data that validates back to it (models dumped, containers copied)."""
     if isinstance(value, BaseModel):
-        return value.model_dump()
+        return value.model_dump(warnings=False)  # a default may hold "${...}" in an int field
     if isinstance(value, dict):
         return {key: to_plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -53,6 +53,8 @@ def _default_step(shape: Shape, node: Any, default: Any, segment: Any) -> tuple[
         inner = default if isinstance(default, model) else NO_DEFAULT
         return field.shape, _child(node, segment), child_default(model, segment, inner)
     if shape.kind in (Kind.LIST, Kind.DICT, Kind.ANY):
+        if isinstance(segment, str) and segment.isdigit() and isinstance(node or default, list):
+            segment = int(segment)  # interpolation paths give list indices as text
         item = shape.item if shape.item is not None else shape
         return item, _child(node, segment), _child_default(default, segment)
     raise KeyError(segment)

@@ -1,0 +1,1169 @@
+"""OmegaConf-style interpolation over plain Python data (dicts, lists, scalars)::
+
+    ${a.b}  ${a.0.b}  ${a[0].b}     absolute references (list indices as keys)
+    ${.x}  ${..x}                   relative: `.` is the container holding the value,
+                                    each further dot climbs one container (lists included)
+    ${a.${k}}                       nested interpolations, also inside keys
+    ${name:arg1,arg2}  ${name:}     resolvers: registered here, per call, built in
+                                    (`oc.env`, `oc.select`) or registered with omegaconf
+    \\${x}                           a literal `${x}`; `\\\\${x}` is a backslash, then `${x}`
+    ???  \\???                       a mandatory value; a literal `???`
+
+The grammar is OmegaConf's (`omegaconf/grammar/OmegaConfGrammar{Lexer,Parser}.g4`, 2.3/2.4),
+parsed by hand in the tomli style: `_parse_*` functions take `(src, pos)` and return
+`(pos, value)`. The semantics follow OmegaConf except where
+docs/interpolation-differences.md says otherwise.
+
+Evaluation needs no node objects and no parent pointers: a value is known by its path, and
+relative references are path arithmetic. Each evaluation is a generator that yields the
+`(path, raw value)` it needs and is sent back the resolved value; one loop with an explicit
+stack drives them (`_Resolution.resolve`), memoises each path, and finds cycles from the stack
+of active paths. Chains of any length therefore need no Python recursion.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import os
+import re
+import string
+import sys
+from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from compose.errors import ComposeError, InterpolationError, gather
+
+__all__ = [
+    "MANDATORY",
+    "MAX_EXPANSION",
+    "Path",
+    "Resolver",
+    "escape",
+    "needs_resolution",
+    "register_resolver",
+    "resolve_tree",
+]
+
+Path = tuple[str | int, ...]
+Resolver = Callable[..., Any]
+
+MANDATORY = "???"
+
+# What one `resolve_tree` call may build, in characters of strings made by concatenation plus
+# elements of tables and lists copied: past it, `a: ${b}${b}`, `b: ${c}${c}`, ... is an error
+# instead of a hang.
+MAX_EXPANSION = 10_000_000
+
+_WS = " \t"
+# Characters that end a key inside `${...}` (OmegaConf's INTER_KEY excludes them).
+_KEY_STOP = frozenset("\\{}()[]:. \t'\"")
+# Characters of an unquoted resolver argument (OmegaConf's ID, INT, FLOAT, UNQUOTED_CHAR, COLON).
+_PRIMITIVE_CHARS = frozenset(string.ascii_letters + string.digits + "_-/\\+.$%*@?|:" + _WS)
+# `\X` in an unquoted argument stands for X (OmegaConf's ESC).
+_ESCAPABLE = frozenset("\\()[]{}:=, \t")
+# Characters escaped by a backslash in a key given as a string (`oc.select`, `${a.${k}}`).
+_KEY_ESCAPABLE = frozenset(".[]=")
+_ELEMENT_END = ",]}"
+
+_RESOLVER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*)*")
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+_UINT = r"(?:0|[1-9](?:_?[0-9])*)"
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_POINT = rf"(?:{_UINT}\.|{_UINT}?\.{_DIGITS})"
+_FLOAT = re.compile(
+    rf"[+-]?(?:{_POINT}|(?:{_UINT}|{_POINT})[eE][+-]?{_DIGITS}|[iI][nN][fF]|[nN][aA][nN])"
+)
+_INT = re.compile(rf"[+-]?{_UINT}")
+_BOOL = re.compile(r"[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]")
+_NULL = re.compile(r"[Nn][Uu][Ll][Ll]")
+_ESCAPE_TARGET = re.compile(r"(\\*)\$\{")
+
+_KIND_NAMES: dict[type, str] = {
+    dict: "a table",
+    list: "a list",
+    str: "a string",
+    bool: "a bool",
+    int: "an int",
+    float: "a float",
+    type(None): "None",
+}
+
+_REGISTRY: dict[str, Resolver] = {}
+
+
+# --------------------------------------------------------------------------- public surface
+
+
+def register_resolver(name: str, fn: Resolver) -> None:
+    """Make `${name:arg1,arg2}` call `fn(arg1, arg2)`; registering a name again replaces it."""
+    if not _RESOLVER_NAME.fullmatch(name):
+        raise ValueError(f"invalid resolver name {name!r}: use identifiers joined by dots")
+    if not callable(fn):
+        raise TypeError(f"resolver {name!r} is not callable")
+    _REGISTRY[name] = fn
+
+
+def needs_resolution(value: str) -> bool:
+    """True if resolving may change `value`: it holds `${` or is `???` (or an escaped `\\???`)."""
+    return "${" in value or (value.endswith(MANDATORY) and _is_missing_spelling(value))
+
+
+def escape(value: str) -> str:
+    """The text that resolves to `value`: `${` becomes `\\${` (after doubling the backslashes
+    before it), and `???` becomes `\\???`. Strings without either come back unchanged."""
+    if _is_missing_spelling(value):
+        return "\\" + value
+    if "${" not in value:
+        return value
+    return _ESCAPE_TARGET.sub(lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
+
+
+def _describe_default(path: Path) -> tuple[str, str | None]:
+    return _dotted(path), None
+
+
+def resolve_tree(
+    tree: dict[str, Any],
+    *,
+    resolvers: Mapping[str, Resolver] | None = None,
+    default_at: Callable[[Path], Any] | None = None,
+    describe: Callable[[Path], tuple[str, str | None]] = _describe_default,
+) -> dict[str, Any]:
+    """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
+
+    `resolvers` come before the global registry, the built-ins and omegaconf's. `default_at(path)`
+    gives the value at an absolute path that the tree does not hold (a class default) or raises
+    KeyError; segments past the end of the tree are passed as written, as strings. `describe(path)`
+    gives the key as shown to users and its origin, for errors.
+
+    Containers on the way to a changed value are new; the rest is shared with `tree`, which is
+    returned itself when nothing needs resolving. Every error is raised at once (`gather`).
+    """
+    pending = _scan(tree)
+    if not pending:
+        return tree
+    run = _Resolution(tree, resolvers or {}, default_at, describe)
+    updates: dict[Path, Any] = {}
+    errors: list[ComposeError] = []
+    for path, raw in pending:
+        try:
+            updates[path] = run.settle(path, raw)
+        except ComposeError as exc:
+            errors.append(exc)
+            if run.budget < 0:
+                break  # everything after an explosion would fail the same way
+    if errors:
+        raise gather(_unique(errors))
+    return _rebuild(tree, updates)
+
+
+# --------------------------------------------------------------------------- syntax tree
+
+
+@dataclass(frozen=True, slots=True)
+class _Const:
+    """A value known when parsing: literal text, or a typed resolver argument (`21`, `null`)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Concat:
+    """Text and interpolations joined as strings (`run-${name}`, a quoted argument)."""
+
+    parts: tuple[str | _Ref | _Call, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    part: str | _Ref | _Call
+    bracketed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    """`${a.b}`: `dots` leading dots (0 for an absolute path), then the keys."""
+
+    dots: int
+    keys: tuple[_Key, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """`${name:args}`: a resolver call; a name part may itself be an interpolation."""
+
+    name: tuple[str | _Ref | _Call, ...]
+    args: tuple[_Element, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _ListArg:
+    items: tuple[_Element, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _DictArg:
+    items: tuple[tuple[Any, _Element], ...]
+
+
+_Element = _Const | _Concat | _Ref | _Call | _ListArg | _DictArg
+
+
+class _SyntaxError(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# --------------------------------------------------------------------------- parser
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(src: str) -> _Element:
+    """A whole value: text with interpolations; `\\${` is a literal `${`.
+
+    A run of backslashes before `${` is halved; an odd run also escapes the `${`. Backslashes
+    anywhere else are kept as they are (OmegaConf's TOP_ESC, ESC_INTER and BACKSLASHES)."""
+    try:
+        return _parse_text(src)
+    except RecursionError:
+        raise _SyntaxError("interpolations nested too deeply") from None
+
+
+def _parse_text(src: str) -> _Element:
+    parts: list[str | _Ref | _Call] = []
+    text: list[str] = []
+    pos = 0
+    while (start := src.find("${", pos)) >= 0:
+        slashes = _backslashes_before(src, start, pos)
+        text.append(src[pos : start - slashes] + "\\" * (slashes // 2))
+        if slashes % 2:
+            text.append("${")
+            pos = start + 2
+            continue
+        _flush(text, parts)
+        pos, interp = _parse_interpolation(src, start)
+        parts.append(interp)
+    text.append(src[pos:])
+    _flush(text, parts)
+    return _joined(parts)
+
+
+def _parse_interpolation(src: str, pos: int) -> tuple[int, _Ref | _Call]:
+    """`${` at `pos`: a reference `${.a.b}` or a resolver call `${name:args}`."""
+    start = pos
+    pos = _skip_ws(src, pos + 2)
+    dots = 0
+    while src.startswith(".", pos):
+        dots += 1
+        pos += 1
+    pos, keys = _parse_key_path(src, pos)
+    end = _skip_ws(src, pos)
+    if src.startswith("}", end):
+        return end + 1, _Ref(dots, keys, src[start : end + 1])
+    if src.startswith(":", end) and not dots and _is_resolver_name(keys):
+        pos, args = _parse_sequence(src, _skip_ws(src, end + 1), "}")
+        return pos, _Call(tuple(key.part for key in keys), args, src[start:pos])
+    raise _unexpected(src, end)
+
+
+def _parse_key_path(src: str, pos: int) -> tuple[int, tuple[_Key, ...]]:
+    """`a.b[c].d`: keys after dots or in brackets (no whitespace inside)."""
+    keys: list[_Key] = []
+    while True:
+        if src.startswith("[", pos):
+            pos, part = _parse_key(src, pos + 1)
+            if not src.startswith("]", pos):
+                raise _unexpected(src, pos)
+            keys.append(_Key(part, bracketed=True))
+            pos += 1
+        else:
+            pos, part = _parse_key(src, pos)
+            keys.append(_Key(part, bracketed=False))
+        if src.startswith(".", pos):
+            pos += 1
+        elif not src.startswith("[", pos):
+            return pos, tuple(keys)
+
+
+def _parse_key(src: str, pos: int) -> tuple[int, str | _Ref | _Call]:
+    if src.startswith("${", pos):
+        return _parse_interpolation(src, pos)
+    end = pos
+    while end < len(src) and src[end] not in _KEY_STOP:
+        end += 1
+    if end == pos:
+        raise _unexpected(src, pos)
+    return end, src[pos:end]
+
+
+def _parse_sequence(src: str, pos: int, close: str) -> tuple[int, tuple[_Element, ...]]:
+    """Comma-separated arguments up to `close`; an empty one (`a,,b`) is "" as in OmegaConf."""
+    if src.startswith(close, pos):
+        return pos + 1, ()
+    items: list[_Element] = []
+    while True:
+        if src.startswith(",", pos):
+            items.append(_Const(""))
+        else:
+            pos, item = _parse_element(src, pos)
+            items.append(item)
+        pos = _skip_ws(src, pos)
+        if src.startswith(close, pos):
+            return pos + 1, tuple(items)
+        if not src.startswith(",", pos):
+            raise _unexpected(src, pos)
+        pos = _skip_ws(src, pos + 1)
+        if src.startswith(close, pos):
+            items.append(_Const(""))
+            return pos + 1, tuple(items)
+
+
+def _parse_element(src: str, pos: int) -> tuple[int, _Element]:
+    char = src[pos : pos + 1]
+    if char in ("'", '"'):
+        return _parse_quoted(src, pos)
+    if char == "[":
+        pos, items = _parse_sequence(src, _skip_ws(src, pos + 1), "]")
+        return pos, _ListArg(items)
+    if char == "{":
+        return _parse_dict(src, pos)
+    return _parse_primitive(src, pos)
+
+
+def _parse_dict(src: str, pos: int) -> tuple[int, _DictArg]:
+    """`{k: v, ...}`: keys are unquoted and typed like arguments (`{1: a}` has an int key)."""
+    pos = _skip_ws(src, pos + 1)
+    items: list[tuple[Any, _Element]] = []
+    if src.startswith("}", pos):
+        return pos + 1, _DictArg(())
+    while True:
+        pos, key = _parse_primitive(src, pos, dict_key=True)
+        pos = _skip_ws(src, pos)
+        if not src.startswith(":", pos) or not isinstance(key, _Const):
+            raise _unexpected(src, pos)
+        pos, value = _parse_element(src, _skip_ws(src, pos + 1))
+        items.append((key.value, value))
+        pos = _skip_ws(src, pos)
+        if src.startswith("}", pos):
+            return pos + 1, _DictArg(tuple(items))
+        if not src.startswith(",", pos):
+            raise _unexpected(src, pos)
+        pos = _skip_ws(src, pos + 1)
+
+
+def _parse_primitive(src: str, pos: int, *, dict_key: bool = False) -> tuple[int, _Element]:
+    """An unquoted argument. Whitespace around it belongs to the commas and brackets; alone and
+    unescaped it may be typed (`21`, `1.5`, `true`, `null`); else it is text."""
+    start = pos
+    parts: list[str | _Ref | _Call] = []
+    text: list[str] = []
+    plain = True
+    stops = _ELEMENT_END + ":" if dict_key else _ELEMENT_END
+    while pos < len(src):
+        char = src[pos]
+        if char in _WS:
+            end = _skip_ws(src, pos)
+            # Whitespace after a raw `:` is the colon's (OmegaConf's COLON token takes it), so
+            # it stays; other trailing whitespace belongs to the `,` `]` `}` that follows.
+            after_colon = src[pos - 1] == ":" and not _escaped(src, start, pos - 1)
+            if (end == len(src) or src[end] in stops) and not after_colon:
+                break
+            text.append(src[pos:end])
+            pos = end
+        elif char == "$" and not dict_key and src.startswith("${", pos):
+            _flush(text, parts)
+            pos, interp = _parse_interpolation(src, pos)
+            parts.append(interp)
+            plain = False
+        elif char == "\\" and src[pos + 1 : pos + 2] in _ESCAPABLE:
+            text.append(src[pos + 1])
+            pos += 2
+            plain = False
+        elif char in _PRIMITIVE_CHARS and char not in stops:
+            text.append(char)
+            pos += 1
+        else:
+            break
+    if pos == start:
+        raise _unexpected(src, pos)
+    if plain:
+        return pos, _Const(_typed(src[start:pos]))
+    _flush(text, parts)
+    return pos, _joined(parts)
+
+
+def _parse_quoted(src: str, pos: int) -> tuple[int, _Concat]:
+    """`'...'` or `"..."`: always text; `\\'` is a quote, interpolations are joined as text."""
+    quote, start = src[pos], pos
+    parts: list[str | _Ref | _Call] = []
+    text: list[str] = []
+    pos += 1
+    while pos < len(src):
+        char = src[pos]
+        if char == quote:
+            _flush(text, parts)
+            return pos + 1, _Concat(tuple(parts))
+        if char == "\\":
+            pos = _quoted_backslashes(src, pos, quote, text)
+        elif src.startswith("${", pos):
+            _flush(text, parts)
+            pos, interp = _parse_interpolation(src, pos)
+            parts.append(interp)
+        else:
+            text.append(char)
+            pos += 1
+    raise _SyntaxError(f"missing closing {quote} for the quote at column {start + 1}")
+
+
+def _quoted_backslashes(src: str, pos: int, quote: str, text: list[str]) -> int:
+    """A run of backslashes in quotes: halved before `${` or the quote, which an odd run also
+    escapes; kept as it is anywhere else."""
+    end = pos
+    while src.startswith("\\", end):
+        end += 1
+    follower = "${" if src.startswith("${", end) else quote if src.startswith(quote, end) else ""
+    if not follower:
+        text.append(src[pos:end])
+        return end
+    count = end - pos
+    text.append("\\" * (count // 2))
+    if count % 2 == 0:
+        return end
+    text.append(follower)
+    return end + len(follower)
+
+
+def _typed(text: str) -> Any:
+    """An argument that is one INT, FLOAT, BOOL or NULL token gets that type; else it is text."""
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if _INT.fullmatch(text):
+        return int(text)
+    if _BOOL.fullmatch(text):
+        return text.lower() == "true"
+    if _NULL.fullmatch(text):
+        return None
+    return text
+
+
+def _is_resolver_name(keys: tuple[_Key, ...]) -> bool:
+    return all(
+        not key.bracketed and (not isinstance(key.part, str) or _ID.fullmatch(key.part))
+        for key in keys
+    )
+
+
+def _joined(parts: list[str | _Ref | _Call]) -> _Element:
+    """A lone interpolation keeps its value's type; anything else is joined as text."""
+    if len(parts) == 1 and not isinstance(parts[0], str):
+        return parts[0]
+    return _Concat(tuple(parts))
+
+
+def _flush(text: list[str], parts: list[str | _Ref | _Call]) -> None:
+    joined = "".join(text)
+    text.clear()
+    if joined:
+        parts.append(joined)
+
+
+def _skip_ws(src: str, pos: int) -> int:
+    while pos < len(src) and src[pos] in _WS:
+        pos += 1
+    return pos
+
+
+def _escaped(src: str, floor: int, index: int) -> bool:
+    """Whether the character at `index` follows an odd run of backslashes (since `floor`)."""
+    return _backslashes_before(src, index, floor) % 2 == 1
+
+
+def _backslashes_before(src: str, index: int, floor: int) -> int:
+    count = 0
+    while index - count > floor and src[index - count - 1] == "\\":
+        count += 1
+    return count
+
+
+def _unexpected(src: str, pos: int) -> _SyntaxError:
+    if pos >= len(src):
+        return _SyntaxError(f"unexpected end of text at column {pos + 1}")
+    return _SyntaxError(f"unexpected {src[pos]!r} at column {pos + 1}")
+
+
+def _split_key(key: str) -> tuple[int, list[str]]:
+    """A key given as a string (`oc.select`, `${a.${k}}`): leading dots, then `a.b[c]` split
+    into keys; `\\.` `\\[` `\\]` `\\=` are literal, and an unclosed `[` drops the rest."""
+    dots = len(key) - len(key.lstrip("."))
+    pos = dots
+    keys: list[str] = []
+    if not key.startswith("[", pos):
+        pos, part = _read_segment(key, pos, ".[")
+        keys.append(part)
+    while pos < len(key):
+        if key[pos] == ".":
+            pos, part = _read_segment(key, pos + 1, ".[")
+        else:
+            pos, part = _read_segment(key, pos + 1, "]")
+            if pos >= len(key):
+                break
+            pos += 1
+        keys.append(part)
+    if dots and keys == [""]:
+        keys = []
+    return dots, keys
+
+
+def _read_segment(key: str, pos: int, stops: str) -> tuple[int, str]:
+    chars: list[str] = []
+    while pos < len(key) and key[pos] not in stops:
+        if key[pos] == "\\" and key[pos + 1 : pos + 2] in _KEY_ESCAPABLE:
+            pos += 1
+        chars.append(key[pos])
+        pos += 1
+    return pos, "".join(chars)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+# A generator that yields the (path, raw value) it needs and is sent back its resolved value.
+_Eval = Generator[tuple[Path, Any], Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Site:
+    """The value being resolved: where errors point (its key, origin, original text)."""
+
+    path: Path
+    raw: str
+
+
+class _Cycle(Exception):
+    """Thrown into the evaluation that asked for a path already being resolved."""
+
+    def __init__(self, chain: str) -> None:
+        super().__init__(chain)
+        self.chain = chain
+
+
+class _ResolverRefusal(Exception):
+    """A resolver's own clear refusal (an unset variable), reported without a traceback name."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class _Absent:
+    """What a lenient lookup (`oc.select`) finds where there is no value."""
+
+
+_ABSENT = _Absent()
+
+
+class _Resolution:
+    """State of one `resolve_tree` call: the memo of resolved paths and the active stack."""
+
+    def __init__(
+        self,
+        tree: dict[str, Any],
+        resolvers: Mapping[str, Resolver],
+        default_at: Callable[[Path], Any] | None,
+        describe: Callable[[Path], tuple[str, str | None]],
+    ) -> None:
+        self.tree = tree
+        self.resolvers = resolvers
+        self.default_at = default_at
+        self.describe = describe
+        self.memo: dict[Path, Any] = {}
+        self.failed: dict[Path, ComposeError] = {}
+        self.active: dict[Path, None] = {}  # insertion-ordered: the chain of a cycle
+        self.budget = MAX_EXPANSION
+        # Sizes of containers by id; the container is kept so that its id stays its own.
+        self.sizes: dict[int, tuple[Any, int]] = {}
+
+    # -- the driver
+
+    def settle(self, path: Path, raw: str) -> Any:
+        """The final value of the tree's leaf at `path`: resolved, and copied if a container."""
+        site = _Site(path, raw)
+        if raw == MANDATORY:
+            raise self._error(site, "missing mandatory value")
+        return self._copy(site, raw, self.resolve(path, raw))
+
+    def resolve(self, path: Path, raw: Any) -> Any:
+        """The resolved value at `path`, driving evaluations with an explicit stack."""
+        if path in self.memo:
+            return self.memo[path]
+        if path in self.failed:
+            raise self.failed[path]
+        stack = [self._start(path, raw)]
+        reply: Any = None
+        error: BaseException | None = None
+        while stack:
+            try:
+                request = stack[-1][1].throw(error) if error else stack[-1][1].send(reply)
+            except StopIteration as done:
+                reply, error = self._finish(stack, done.value), None
+                continue
+            except ComposeError as exc:
+                reply, error = None, self._fail(stack, exc)
+                continue
+            reply, error = self._answer(stack, *request)
+        if error is not None:
+            raise error
+        return reply
+
+    def _answer(self, stack: list[tuple[Path, _Eval]], path: Path, raw: Any) -> tuple[Any, Any]:
+        if path in self.memo:
+            return self.memo[path], None
+        if path in self.failed:
+            return None, self.failed[path]
+        if path in self.active:
+            return None, _Cycle(self._chain(path))
+        stack.append(self._start(path, raw))
+        return None, None
+
+    def _start(self, path: Path, raw: Any) -> tuple[Path, _Eval]:
+        self.active[path] = None
+        return path, self._evaluate(path, raw)
+
+    def _finish(self, stack: list[tuple[Path, _Eval]], value: Any) -> Any:
+        path = stack.pop()[0]
+        del self.active[path]
+        self.memo[path] = value
+        return value
+
+    def _fail(self, stack: list[tuple[Path, _Eval]], error: ComposeError) -> ComposeError:
+        path = stack.pop()[0]
+        del self.active[path]
+        self.failed[path] = error
+        return error
+
+    def _chain(self, path: Path) -> str:
+        active = list(self.active)
+        chain = [*active[active.index(path) :], path]
+        return " -> ".join(_dotted(step) for step in chain)
+
+    def _need(self, site: _Site, text: str, path: Path, raw: Any) -> _Eval:
+        """Every request goes through here, so that a cycle is reported where it closes."""
+        try:
+            return (yield (path, raw))
+        except _Cycle as cycle:
+            raise self._error(site, f"interpolation {text}: cycle {cycle.chain}") from None
+
+    # -- values
+
+    def _evaluate(self, path: Path, raw: Any) -> _Eval:
+        if isinstance(raw, str):
+            return (yield from self._evaluate_string(_Site(path, raw)))
+        if isinstance(raw, dict | list):
+            return (yield from self._evaluate_container(path, raw))
+        return raw
+
+    def _evaluate_string(self, site: _Site) -> _Eval:
+        raw = site.raw
+        if _is_missing_spelling(raw) and raw != MANDATORY:
+            return raw[1:]  # `\???` is a literal `???`, `\\???` a literal `\???`
+        if "${" not in raw:
+            return raw
+        try:
+            element = _parse(raw)
+        except _SyntaxError as exc:
+            raise self._error(site, f"invalid interpolation syntax: {exc.message}") from None
+        value = yield from self._element(site, element)
+        if isinstance(element, _Concat) and value == MANDATORY:
+            raise self._error(site, "value resolved to ???, the missing-value marker")
+        return value
+
+    def _evaluate_container(self, path: Path, raw: dict[str, Any] | list[Any]) -> _Eval:
+        """A table or list with its interpolations resolved (a new container)."""
+        items: Iterable[tuple[Any, Any]] = raw.items() if isinstance(raw, dict) else enumerate(raw)
+        resolved: dict[Any, Any] = {}
+        for key, child in items:
+            resolved[key] = yield from self._child((*path, key), child)
+        return resolved if isinstance(raw, dict) else list(resolved.values())
+
+    def _child(self, path: Path, child: Any) -> _Eval:
+        if isinstance(child, dict | list):
+            return (yield from self._evaluate_container(path, child))
+        if not isinstance(child, str) or not needs_resolution(child):
+            return child
+        site = _Site(path, child)
+        if child == MANDATORY:
+            raise self._error(site, "missing mandatory value")
+        return (yield from self._need(site, child, path, child))
+
+    def _element(self, site: _Site, element: _Element) -> _Eval:
+        if isinstance(element, _Const):
+            return element.value
+        if isinstance(element, _Ref):
+            return (yield from self._reference(site, element))
+        if isinstance(element, _Call):
+            return (yield from self._call(site, element))
+        if isinstance(element, _Concat):
+            return (yield from self._concat(site, element))
+        if isinstance(element, _ListArg):
+            items: list[Any] = []
+            for item in element.items:
+                items.append((yield from self._element(site, item)))
+            return items
+        table: dict[Any, Any] = {}
+        for key, item in element.items:
+            table[key] = yield from self._element(site, item)
+        return table
+
+    def _concat(self, site: _Site, concat: _Concat) -> _Eval:
+        pieces: list[str] = []
+        for part in concat.parts:
+            if isinstance(part, str):
+                pieces.append(part)
+            else:
+                value = yield from self._element(site, part)
+                pieces.append(self._text(site, part.text, value))
+        joined = "".join(pieces)
+        self._spend(site, len(joined))
+        return joined
+
+    def _text(self, site: _Site, text: str, value: Any) -> str:
+        """`str(value)` as an embedded interpolation shows it, within the budget."""
+        if not isinstance(value, dict | list):
+            return str(value)
+        if self._size(value) > self.budget:
+            raise self._error(site, self._overflow(text))
+        try:
+            return str(value)
+        except RecursionError:
+            raise self._error(site, f"interpolation {text}: too deeply nested to embed") from None
+
+    # -- references
+
+    def _reference(self, site: _Site, ref: _Ref) -> _Eval:
+        dots = ref.dots
+        keys: list[str] = []
+        for key in ref.keys:
+            if isinstance(key.part, str):
+                keys.append(key.part)
+                continue
+            first = not keys and not dots
+            extra, split = yield from self._computed_key(site, ref.text, key, first=first)
+            dots += extra
+            keys.extend(split)
+        path = self._absolute(site, ref.text, dots, keys)
+        return (yield from self._lookup(site, ref.text, path))
+
+    def _computed_key(self, site: _Site, text: str, key: _Key, *, first: bool) -> _Eval:
+        """`${a.${k}}`: the value of `k` as keys (it may hold dots; first, it may be relative)."""
+        assert not isinstance(key.part, str)
+        value = yield from self._element(site, key.part)
+        if type(value) is int:
+            value = str(value)
+        if not isinstance(value, str):
+            message = f"a key must be a string or an int, but {key.part.text} is {_kind(value)}"
+            raise self._error(site, f"interpolation {text}: {message}")
+        if key.bracketed:
+            return 0, [value]
+        dots, keys = _split_key(value)
+        return (dots, keys) if first else (0, [""] * dots + keys)
+
+    def _absolute(self, site: _Site, text: str, dots: int, keys: list[str]) -> Path:
+        """Relative paths start at the container holding the value; each extra dot climbs one."""
+        if not dots:
+            return tuple(keys)
+        base = site.path[:-1]
+        if dots - 1 > len(base):
+            raise self._error(site, f"interpolation {text}: climbs above the top of the config")
+        return base[: len(base) - (dots - 1)] + tuple(keys)
+
+    def _lookup(self, site: _Site, text: str, path: Path, *, lenient: bool = False) -> _Eval:
+        """The resolved value at `path`. Lenient (`oc.select`): `_ABSENT` where nothing is."""
+        node: Any = self.tree
+        walked: list[str | int] = []
+        derived = False  # past an interpolation: the rest is resolved data, not the tree
+        for key in path:
+            if not derived and isinstance(node, str) and needs_resolution(node):
+                if node == MANDATORY:
+                    return self._absent(site, text, "missing", walked, lenient)
+                node = yield from self._need(site, text, tuple(walked), node)
+                derived = True
+            if isinstance(node, dict) and key in node:
+                node = node[key]
+                walked.append(key)
+            elif isinstance(node, dict):
+                if derived:
+                    return self._absent(site, text, "not found", path, lenient)
+                rest = (*walked, *path[len(walked) :])
+                return (yield from self._fallback(site, text, rest, lenient))
+            elif isinstance(node, list):
+                index = self._index(site, text, node, key, walked, lenient)
+                if index is None:
+                    return _ABSENT
+                node = node[index]
+                walked.append(index)
+            else:
+                return self._absent(site, text, "scalar", walked, lenient, node)
+        if derived:
+            return node
+        return (yield from self._settled(site, text, tuple(walked), node, lenient))
+
+    def _index(
+        self,
+        site: _Site,
+        text: str,
+        node: list[Any],
+        key: str | int,
+        walked: list[str | int],
+        lenient: bool,
+    ) -> int | None:
+        try:
+            index = int(key)
+        except ValueError:
+            # Even `oc.select` fails here, as in OmegaConf.
+            message = f"{_dotted(walked)} is a list and {key} is not an index"
+            raise self._error(site, f"interpolation {text}: {message}") from None
+        if -len(node) <= index < len(node):  # negative indices count from the end (2.4)
+            return index % len(node)
+        if lenient:
+            return None
+        message = f"index {key} is out of range for {_dotted(walked)} (length {len(node)})"
+        raise self._error(site, f"interpolation {text}: {message}")
+
+    def _fallback(self, site: _Site, text: str, path: Path, lenient: bool) -> _Eval:
+        """A path the tree does not hold: ask `default_at` (the schema's class defaults)."""
+        if self.default_at is None:
+            return self._absent(site, text, "not found", path, lenient)
+        try:
+            raw = self.default_at(path)
+        except KeyError:
+            return self._absent(site, text, "not found", path, lenient)
+        return (yield from self._settled(site, text, path, raw, lenient))
+
+    def _settled(self, site: _Site, text: str, path: Path, raw: Any, lenient: bool) -> _Eval:
+        """A raw value found at `path`, resolved (through the memo) when it needs to be."""
+        if isinstance(raw, str):
+            if raw == MANDATORY:
+                return self._absent(site, text, "missing", path, lenient)
+            if not needs_resolution(raw):
+                return raw
+        elif not isinstance(raw, dict | list):
+            return raw
+        return (yield from self._need(site, text, path, raw))
+
+    def _absent(
+        self,
+        site: _Site,
+        text: str,
+        why: str,
+        path: Path | list[str | int],
+        lenient: bool,
+        value: Any = None,
+    ) -> _Absent:
+        if lenient:
+            return _ABSENT
+        shown = _dotted(path)
+        if why == "missing":
+            raise self._error(site, f"interpolation {text}: {shown} is a missing mandatory value")
+        if why == "scalar":
+            message = f"{shown} is {_kind(value)}, not a table or list"
+            raise self._error(site, f"interpolation {text}: {message}")
+        hint = self._did_you_mean(shown)
+        raise self._error(site, f"interpolation {text}: key {shown} not found", hint)
+
+    def _did_you_mean(self, shown: str) -> str | None:
+        close = difflib.get_close_matches(shown, _all_paths(self.tree), n=1)
+        return f"did you mean {close[0]}?" if close else None
+
+    # -- resolvers
+
+    def _call(self, site: _Site, call: _Call) -> _Eval:
+        name = yield from self._resolver_name(site, call)
+        args: list[Any] = []
+        for element in call.args:
+            args.append((yield from self._element(site, element)))
+        fn = self._find(name)
+        if fn is None:
+            hint = "known resolvers: " + ", ".join(self._known())
+            raise self._error(site, f"interpolation {call.text}: unknown resolver {name}", hint)
+        if fn is _oc_select:
+            return (yield from self._select(site, call, args))
+        result = self._invoke(site, call, name, fn, args)
+        if isinstance(result, str) and result == MANDATORY:
+            message = f"resolver {name} returned ???, the missing-value marker"
+            raise self._error(site, f"interpolation {call.text}: {message}")
+        return result
+
+    def _resolver_name(self, site: _Site, call: _Call) -> _Eval:
+        parts: list[str] = []
+        for part in call.name:
+            value = part if isinstance(part, str) else (yield from self._element(site, part))
+            if not isinstance(value, str):
+                message = f"a resolver name must be a string, not {_kind(value)}"
+                raise self._error(site, f"interpolation {call.text}: {message}")
+            parts.append(value)
+        return ".".join(parts)
+
+    def _invoke(self, site: _Site, call: _Call, name: str, fn: Resolver, args: list[Any]) -> Any:
+        try:
+            return fn(*self._copy(site, call.text, args))
+        except ComposeError:
+            raise
+        except _ResolverRefusal as refusal:
+            message = f"interpolation {call.text}: {refusal.message}"
+            raise self._error(site, message, refusal.hint) from None
+        except Exception as exc:
+            failure = f"resolver {name} failed: {type(exc).__name__}: {exc}"
+            raise self._error(site, f"interpolation {call.text}: {failure}") from exc
+
+    def _select(self, site: _Site, call: _Call, args: list[Any]) -> _Eval:
+        """`${oc.select:key,default}`: the value at key (relative keys allowed), else default."""
+        if len(args) not in (1, 2):
+            message = f"interpolation {call.text}: oc.select takes a key and an optional default"
+            raise self._error(site, message)
+        default = args[1] if len(args) == 2 else None
+        dots, keys = _split_key(str(args[0]))
+        if dots > len(site.path):  # climbs above the top: nothing there
+            return default
+        path = self._absolute(site, call.text, dots, keys)
+        value = yield from self._lookup(site, call.text, path, lenient=True)
+        return default if value is _ABSENT else value
+
+    def _find(self, name: str) -> Resolver | None:
+        for registry in (self.resolvers, _REGISTRY, _BUILTINS):
+            if name in registry:
+                return registry[name]
+        return _omegaconf_resolver(name)
+
+    def _known(self) -> list[str]:
+        names = {*self.resolvers, *_REGISTRY, *_BUILTINS, *_omegaconf_registry()}
+        return sorted(names)
+
+    # -- budget and errors
+
+    def _copy(self, site: _Site, text: str, value: Any) -> Any:
+        """An independent deep copy (values by reference must not share containers)."""
+        if not isinstance(value, dict | list):
+            return value
+        size = self._size(value)
+        if size > self.budget:
+            raise self._error(site, self._overflow(text))
+        self.budget -= size
+        return _deep_copy(value)
+
+    def _size(self, value: dict[Any, Any] | list[Any]) -> int:
+        """Elements of `value` once copied. Resolved values share containers (`[${b}, ${b}]`),
+        so sizes are cached per container: the time is linear in distinct containers even when
+        the copy would be exponential. A container inside itself counts as infinite."""
+        sizes = self.sizes
+        open_: set[int] = set()
+        stack: list[Any] = [value]
+        while stack:
+            node = stack[-1]
+            if id(node) in sizes:
+                stack.pop()
+                continue
+            children = [child for child in _values(node) if isinstance(child, dict | list)]
+            todo = [child for child in children if id(child) not in sizes]
+            if not todo:
+                total = len(node) + sum(sizes[id(child)][1] for child in children)
+                sizes[id(node)] = (node, total)
+                open_.discard(id(node))
+                stack.pop()
+            elif id(node) in open_ or any(id(child) in open_ for child in todo):
+                return sys.maxsize
+            else:
+                open_.add(id(node))
+                stack.extend(todo)
+        return sizes[id(value)][1]
+
+    def _spend(self, site: _Site, size: int) -> None:
+        self.budget -= size
+        if self.budget < 0:
+            raise self._error(site, self._overflow(site.raw))
+
+    def _overflow(self, text: str) -> str:
+        self.budget = -1  # spent: what follows fails at once instead of copying again
+        return f"interpolation {text}: results grow past {MAX_EXPANSION:,} characters or elements"
+
+    def _error(self, site: _Site, message: str, hint: str | None = None) -> InterpolationError:
+        key, origin = self.describe(site.path)
+        return InterpolationError(message, key=key, value=site.raw, origin=origin, hint=hint)
+
+
+# --------------------------------------------------------------------------- resolvers
+
+
+_NO_DEFAULT: Any = object()
+
+
+def _oc_env(key: Any, default: Any = _NO_DEFAULT) -> str | None:
+    """`${oc.env:VAR}`, `${oc.env:VAR,default}`: a `null` default is None, others are str()."""
+    value = os.environ.get(str(key))
+    if value is not None:
+        return value
+    if default is _NO_DEFAULT:
+        hint = f"set it, or give a default: ${{oc.env:{key},default}}"
+        raise _ResolverRefusal(f"environment variable {key} is not set", hint)
+    return None if default is None else str(default)
+
+
+def _oc_select(*args: Any) -> Any:
+    """Placeholder: `oc.select` reads the config, so `_Resolution._select` evaluates it."""
+    raise AssertionError("oc.select is evaluated by the resolution itself")
+
+
+_BUILTINS: dict[str, Resolver] = {"oc.env": _oc_env, "oc.select": _oc_select}
+_OMEGACONF_NODE_PARAMETERS = frozenset({"_parent_", "_root_", "_node_"})
+
+
+def _omegaconf_registry() -> dict[str, Any]:
+    """omegaconf's registered resolvers, if omegaconf is imported already (never imported here:
+    it is slow to import and optional)."""
+    module = sys.modules.get("omegaconf.basecontainer")
+    registry = getattr(getattr(module, "BaseContainer", None), "_resolvers", None)
+    return registry if isinstance(registry, dict) else {}
+
+
+def _omegaconf_resolver(name: str) -> Resolver | None:
+    wrapper = _omegaconf_registry().get(name)
+    if wrapper is None:
+        return None
+    return _unwrap_omegaconf(name, wrapper)
+
+
+def _unwrap_omegaconf(name: str, wrapper: Any) -> Resolver:
+    """The user's function inside omegaconf's wrapper (its closure variable `resolver`), to be
+    called with plain arguments. Functions that want `_parent_`/`_root_`/`_node_` need
+    omegaconf's nodes, which plain data does not have: calling them is refused."""
+    code = getattr(wrapper, "__code__", None)
+    cells = getattr(wrapper, "__closure__", None)
+    if code is not None and cells is not None and "resolver" in code.co_freevars:
+        fn = cells[code.co_freevars.index("resolver")].cell_contents
+        if callable(fn) and not _wants_omegaconf_nodes(fn):
+            return fn  # type: ignore[no-any-return]
+    return functools.partial(_refuse_omegaconf, name)
+
+
+def _wants_omegaconf_nodes(fn: Resolver) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return not _OMEGACONF_NODE_PARAMETERS.isdisjoint(parameters)
+
+
+def _refuse_omegaconf(name: str, *args: Any) -> Any:
+    raise _ResolverRefusal(
+        f"resolver {name} is omegaconf's and needs its config nodes (_parent_, _root_ or _node_)",
+        "register a plain function with compose.register_resolver",
+    )
+
+
+# --------------------------------------------------------------------------- plain-data helpers
+
+
+def _scan(tree: dict[str, Any]) -> list[tuple[Path, str]]:
+    """Every string that resolution may change, with its path, in document order."""
+    found: list[tuple[Path, str]] = []
+    stack: list[tuple[Path, Iterable[tuple[Any, Any]]]] = [((), iter(tree.items()))]
+    while stack:
+        path, items = stack[-1]
+        for key, child in items:
+            if isinstance(child, str):
+                if needs_resolution(child):
+                    found.append(((*path, key), child))
+            elif isinstance(child, dict | list):
+                stack.append(((*path, key), _items(child)))
+                break
+        else:
+            stack.pop()
+    return found
+
+
+def _items(container: dict[str, Any] | list[Any]) -> Iterable[tuple[Any, Any]]:
+    return iter(container.items()) if isinstance(container, dict) else enumerate(container)
+
+
+def _rebuild(tree: dict[str, Any], updates: dict[Path, Any]) -> dict[str, Any]:
+    """`tree` with `updates` applied: containers on the way are copied, the rest is shared."""
+    root = dict(tree)
+    copies: dict[Path, Any] = {(): root}
+    for path, value in updates.items():
+        _copied(copies, path[:-1])[path[-1]] = value
+    return root
+
+
+def _copied(copies: dict[Path, Any], path: Path) -> Any:
+    if path not in copies:
+        parent = _copied(copies, path[:-1])
+        child = parent[path[-1]]
+        parent[path[-1]] = copies[path] = dict(child) if isinstance(child, dict) else list(child)
+    return copies[path]
+
+
+def _deep_copy(value: dict[Any, Any] | list[Any]) -> Any:
+    """A deep copy of plain data without recursion (results may nest deeper than the stack)."""
+    root = _shell(value)
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        for key, child in _items(source):
+            if isinstance(child, dict | list):
+                shell = _shell(child)
+                stack.append((child, shell))
+                target[key] = shell
+            else:
+                target[key] = child
+    return root
+
+
+def _shell(container: dict[Any, Any] | list[Any]) -> Any:
+    return {} if isinstance(container, dict) else [None] * len(container)
+
+
+def _values(container: dict[Any, Any] | list[Any]) -> Iterable[Any]:
+    return container.values() if isinstance(container, dict) else container
+
+
+def _all_paths(tree: dict[str, Any]) -> list[str]:
+    """Every dotted path of the tree, for did-you-mean (computed only on error)."""
+    paths: list[str] = []
+    stack: list[tuple[Path, Any]] = [((), tree)]
+    while stack:
+        path, node = stack.pop()
+        for key, child in _items(node):
+            paths.append(_dotted((*path, key)))
+            if isinstance(child, dict | list):
+                stack.append(((*path, key), child))
+    return paths
+
+
+def _unique(errors: list[ComposeError]) -> list[ComposeError]:
+    """One error per cause: a value that fails because what it references fails repeats it."""
+    seen: set[tuple[str | None, str]] = set()
+    unique: list[ComposeError] = []
+    for error in errors:
+        mark = (error.key, error.message)
+        if mark not in seen:
+            seen.add(mark)
+            unique.append(error)
+    return unique
+
+
+def _is_missing_spelling(value: str) -> bool:
+    """`???`, `\\???`, `\\\\???`...: the marker, or a literal `???` with escapes (OmegaConf 2.4)."""
+    return value.endswith(MANDATORY) and not value[:-3].strip("\\")
+
+
+def _dotted(path: Path | list[str | int]) -> str:
+    return ".".join(str(key) for key in path)
+
+
+def _kind(value: Any) -> str:
+    return _KIND_NAMES.get(type(value), f"a {type(value).__name__}")
