@@ -15,24 +15,41 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path, PurePath
 from typing import Any
 
 from pydantic import BaseModel
 
+from compose._interp import escape
+
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 NONE_TEXT = "None"
 
 
-def to_toml(value: BaseModel | Mapping[str, Any]) -> str:
-    """Fully resolved TOML for a model instance (defaults included) or a plain dict."""
+def to_toml(
+    value: BaseModel | Mapping[str, Any],
+    *,
+    note: Callable[[tuple[Any, ...]], str | None] | None = None,
+    literal: bool = True,
+) -> str:
+    """Fully resolved TOML for a model instance (defaults included) or a plain dict.
+
+    `note(path)` may return a comment for each leaf (`compose show --origins`). With `literal`,
+    text holding `${` is escaped so that loading it back gives the same text; without, such
+    text is written as it is (an unresolved composition shows its interpolations).
+    """
     tree = to_data(value)
     if not isinstance(tree, dict):
         raise TypeError(f"to_toml needs a model or a dict, got {type(value).__name__}")
-    lines = list(_table_lines(tree, ()))
+    writer = _Writer(note, escape if literal else _same)
+    lines = list(writer.table(tree, ()))
     return "\n".join(lines).strip("\n") + "\n" if lines else ""
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def to_data(value: Any) -> Any:
@@ -65,51 +82,65 @@ def _is_table_array(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def _table_lines(table: dict[str, Any], path: tuple[str, ...]) -> Iterator[str]:
-    """Scalars (and inline values) first, then sub-tables, then arrays of tables."""
-    sections: list[tuple[str, Any]] = []
-    for key, value in table.items():
-        if isinstance(value, dict) or _is_table_array(value):
-            sections.append((key, value))
-        else:
-            yield f"{_key(key)} = {_value(value)}"
-    for key, value in sections:
-        sub = (*path, key)
-        if isinstance(value, dict):
-            yield ""
-            yield f"[{_dotted(sub)}]"
-            yield from _table_lines(value, sub)
-        else:
-            for element in value:
+class _Writer:
+    def __init__(
+        self, note: Callable[[tuple[Any, ...]], str | None] | None, text: Callable[[str], str]
+    ) -> None:
+        self.note = note
+        self.text = text
+
+    def table(self, table: dict[str, Any], path: tuple[Any, ...]) -> Iterator[str]:
+        """Scalars (and inline values) first, then sub-tables, then arrays of tables."""
+        sections: list[tuple[str, Any]] = []
+        for key, value in table.items():
+            if isinstance(value, dict) or _is_table_array(value):
+                sections.append((key, value))
+            else:
+                yield self._noted(f"{_key(key)} = {self.value(value)}", (*path, key))
+        for key, value in sections:
+            sub = (*path, key)
+            if isinstance(value, dict):
                 yield ""
-                yield f"[[{_dotted(sub)}]]"
-                yield from _table_lines(element, sub)
+                yield self._noted(f"[{_dotted(sub)}]", sub) if not value else f"[{_dotted(sub)}]"
+                yield from self.table(value, sub)
+            else:
+                for index, element in enumerate(value):
+                    yield ""
+                    yield f"[[{_dotted(sub)}]]"
+                    yield from self.table(element, (*sub, index))
+
+    def _noted(self, line: str, path: tuple[Any, ...]) -> str:
+        comment = self.note(path) if self.note is not None else None
+        return f"{line}  # {comment}" if comment else line
+
+    def value(self, value: Any) -> str:
+        if isinstance(value, str):
+            return _string(self.text(value))
+        if isinstance(value, list):
+            return "[" + ", ".join(self.value(item) for item in value) + "]"
+        if isinstance(value, dict):
+            pairs = ", ".join(f"{_key(k)} = {self.value(v)}" for k, v in value.items())
+            return "{" + pairs + "}" if pairs else "{}"
+        return _scalar(value)
 
 
-def _dotted(path: tuple[str, ...]) -> str:
-    return ".".join(_key(segment) for segment in path)
+def _dotted(path: tuple[Any, ...]) -> str:
+    return ".".join(_key(str(segment)) for segment in path if not isinstance(segment, int))
 
 
 def _key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else _string(key)
 
 
-def _value(value: Any) -> str:
+def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
         return _float(value)
-    if isinstance(value, str):
-        return _string(value)
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
-    if isinstance(value, list):
-        return "[" + ", ".join(_value(item) for item in value) + "]"
-    if isinstance(value, dict):
-        pairs = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items())
-        return "{" + pairs + "}" if pairs else "{}"
     return _string(str(value))
 
 
