@@ -1,0 +1,5 @@
+"""`python -m compose`: the `compose` command."""
+
+from compose._command import run
+
+run()

@@ -1,0 +1,330 @@
+"""The `compose` command: see what a composition gives, where each value came from, and why.
+
+    compose show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
+    compose explain [--schema MODULE:CLASS] KEY ARGV...
+    compose diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+    compose schema MODULE:CLASS
+
+ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
+command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
+separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found differences,
+2 bad input, with the error on stderr and never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._api import resolve
+from compose._argv import DeleteItem, FileItem, Item, split_argv
+from compose._bind import bind, plain_nones
+from compose._cli import EXIT_BAD_INPUT, report_error
+from compose._dump import to_data, to_toml
+from compose._graph import Composed, compose_items
+from compose._origin import KeyPath
+from compose._schema import walk
+from compose.errors import ArgvError, ComposeError
+
+USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
+
+commands:
+  show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
+      print the composition of ARGV (interpolations as written, unless --resolved)
+  explain [--schema MODULE:CLASS] KEY ARGV...
+      every node that set KEY, in order, and the value that wins
+  diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+      the values that differ between two compositions, with their origins
+  schema MODULE:CLASS
+      the JSON Schema of a config class (for editor completion of TOML files)
+"""
+_FLAGS = {"--resolved", "--origins"}
+_VALUED = {"--schema", "--format"}
+
+
+@dataclass
+class Options:
+    flags: set[str] = field(default_factory=set)
+    values: dict[str, str] = field(default_factory=dict)
+    rest: list[str] = field(default_factory=list)
+
+    @property
+    def schema(self) -> type[BaseModel] | None:
+        spec = self.values.get("--schema")
+        return load_schema(spec) if spec else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    command = _COMMANDS.get(args[0])
+    try:
+        if command is None:
+            raise ArgvError(
+                "unknown command", value=args[0], hint="commands: " + ", ".join(_COMMANDS)
+            )
+        return command(split_options(args[1:]))
+    except ComposeError as error:
+        report_error(error)
+        return EXIT_BAD_INPUT
+
+
+def split_options(args: list[str]) -> Options:
+    """The command's own options, up to the first other token or `--`; the rest is ARGV."""
+    options = Options()
+    pos = 0
+    while pos < len(args):
+        name, eq, value = args[pos].partition("=")
+        if args[pos] == "--":
+            pos += 1
+            break
+        if name in _FLAGS and not eq:
+            options.flags.add(name)
+        elif name in _VALUED:
+            if not eq:
+                pos += 1
+                if pos >= len(args):
+                    raise ArgvError("expects a value", key=name)
+                value = args[pos]
+            options.values[name] = value
+        else:
+            break
+        pos += 1
+    options.rest = args[pos:]
+    return options
+
+
+def load_schema(spec: str) -> type[BaseModel]:
+    """`package.module:Class`, imported with the working directory on the path."""
+    module_name, colon, class_name = spec.partition(":")
+    if not colon or not module_name or not class_name:
+        raise ArgvError("expects MODULE:CLASS", key="--schema", value=spec)
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # any import failure is the user's to fix
+        raise ArgvError(
+            f"cannot import {module_name}: {error}", key="--schema", value=spec
+        ) from None
+    schema = getattr(module, class_name, None)
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        raise ArgvError(
+            f"{module_name} has no config class {class_name}", key="--schema", value=spec
+        )
+    return schema
+
+
+@dataclass
+class Result:
+    """A composition as the commands show it: plain data, and who set what."""
+
+    composed: Composed
+    data: dict[str, Any]
+    validated: bool
+    set_by_nodes: set[KeyPath]  # leaves some node set; the rest are class defaults
+
+    def origin(self, path: KeyPath) -> str:
+        for depth in range(len(path), 0, -1):
+            if path[:depth] in self.set_by_nodes:
+                return self.composed.origins.describe(path) or "default"
+        return "default"
+
+
+def compose_argv(argv: list[str], schema: type[BaseModel] | None, resolved: bool) -> Result:
+    composed = compose_items(split_argv(argv), schema)
+    set_by_nodes = {path for path, _ in leaves(composed.tree)}
+    if not resolved:
+        return Result(composed, composed.tree, False, set_by_nodes)
+    resolve(composed)
+    if schema is None:
+        return Result(composed, plain_nones(composed.tree), False, set_by_nodes)
+    return Result(composed, to_data(bind(composed, schema)), True, set_by_nodes)
+
+
+def show(options: Options) -> int:
+    fmt = options.values.get("--format", "toml")
+    if fmt not in ("toml", "json"):
+        raise ArgvError("expects toml or json", key="--format", value=fmt)
+    result = compose_argv(options.rest, options.schema, "--resolved" in options.flags)
+    with_origins = "--origins" in options.flags
+    text = _json(result, with_origins) if fmt == "json" else _toml(result, with_origins, options)
+    _print(text, fmt)
+    return 0
+
+
+def _toml(result: Result, with_origins: bool, options: Options) -> str:
+    note: Callable[[KeyPath], str | None] | None = result.origin if with_origins else None
+    return to_toml(result.data, note=note, literal="--resolved" in options.flags)
+
+
+def _json(result: Result, with_origins: bool) -> str:
+    data = _json_data(to_data(result.data) if not result.validated else result.data)
+    if with_origins:
+        if "origins" in data:
+            raise ArgvError('the config has a key "origins": use --format toml with --origins')
+        data["origins"] = {_dotted(path): result.origin(path) for path, _ in leaves(result.data)}
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def _json_data(value: Any) -> Any:
+    """TOML-ready data for JSON: "None" is null again."""
+    if isinstance(value, dict):
+        return {key: _json_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_data(item) for item in value]
+    return None if value == "None" else value
+
+
+def leaves(data: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
+    """Every leaf of plain data with its path; a list of scalars is one leaf."""
+    if isinstance(data, dict) and data:
+        for key, value in data.items():
+            yield from leaves(value, (*path, key))
+    elif isinstance(data, list) and data and all(isinstance(v, dict) for v in data):
+        for index, value in enumerate(data):
+            yield from leaves(value, (*path, index))
+    elif path:
+        yield path, data
+
+
+def _dotted(path: KeyPath) -> str:
+    return ".".join(str(segment) for segment in path)
+
+
+def explain(options: Options) -> int:
+    if not options.rest:
+        raise ArgvError("expects a KEY, then ARGV", key="explain")
+    key, argv = options.rest[0], options.rest[1:]
+    schema = options.schema
+    items = split_argv(argv)
+    final = compose_items(items, schema)
+    path = walk(final.root, _segments(key, schema), final.tree, key).path
+    lines = [final.show_key(path)]
+    lines += [f"  {origin:<28} {value}" for origin, value in _history(items, schema, path)]
+    winner = final.origins.describe(path) or "default"
+    lines.append(f"  => {_at(final.tree, path)!r} (from {winner})")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _segments(key: str, schema: type[BaseModel] | None) -> list[str]:
+    segments = key.removeprefix("--").split(".")
+    return segments if schema is not None else [s.replace("-", "_") for s in segments]
+
+
+def _history(
+    items: list[Item], schema: type[BaseModel] | None, path: KeyPath
+) -> list[tuple[str, str]]:
+    """Each node that changed the value at `path`, composing the nodes one more at a time."""
+    nodes: list[FileItem | DeleteItem] = [
+        item for item in items if isinstance(item, (FileItem, DeleteItem))
+    ]
+    steps: list[tuple[str, str]] = []
+    seen: object = _UNSET
+    for count in range(1, len(nodes) + 1):
+        composed = compose_items(list(nodes[:count]), schema)
+        value = _at(composed.tree, path)
+        if value != seen:
+            steps.append((composed.origins.describe(path) or nodes[count - 1].shown, _shown(value)))
+        seen = value
+    values = [item for item in items if not isinstance(item, (FileItem, DeleteItem))]
+    if values:
+        composed = compose_items([*nodes, *values], schema)
+        value = _at(composed.tree, path)
+        if value != seen:
+            steps.append((composed.origins.describe(path) or "command line", _shown(value)))
+    return steps or [("default", "(no node sets it)")]
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "(unset: the class default applies)"
+
+
+_UNSET: Any = _Unset()
+
+
+def _shown(value: Any) -> str:
+    return repr(value)
+
+
+def _at(tree: Any, path: KeyPath) -> Any:
+    node = tree
+    for segment in path:
+        node = _step_into(node, segment)
+    return node
+
+
+def _step_into(node: Any, segment: str | int) -> Any:
+    if isinstance(node, dict):
+        return node.get(segment, _UNSET)
+    if isinstance(node, list) and isinstance(segment, int) and segment < len(node):
+        return node[segment]
+    return _UNSET
+
+
+def diff(options: Options) -> int:
+    if "--" not in options.rest:
+        raise ArgvError("expects LEFT... -- RIGHT...", key="diff")
+    split = options.rest.index("--")
+    resolved, schema = "--resolved" in options.flags, options.schema
+    left = compose_argv(options.rest[:split], schema, resolved)
+    right = compose_argv(options.rest[split + 1 :], schema, resolved)
+    lines = list(_differences(left, right))
+    sys.stdout.write("".join(line + "\n" for line in lines) if lines else "no differences\n")
+    return 1 if lines else 0
+
+
+def _differences(left: Result, right: Result) -> Iterator[str]:
+    left_leaves, right_leaves = dict(leaves(left.data)), dict(leaves(right.data))
+    for path in dict.fromkeys([*left_leaves, *right_leaves]):
+        before, after = left_leaves.get(path, _UNSET), right_leaves.get(path, _UNSET)
+        if before != after:
+            key = left.composed.show_key(path)
+            yield (f"{key}: {_side(before, left, path)} -> {_side(after, right, path)}")
+
+
+def _side(value: Any, result: Result, path: KeyPath) -> str:
+    if value is _UNSET:
+        return "(unset)"
+    return f"{value!r} ({result.origin(path)})"
+
+
+def schema_command(options: Options) -> int:
+    if len(options.rest) != 1:
+        raise ArgvError("expects MODULE:CLASS", key="schema")
+    schema = load_schema(options.rest[0])
+    _print(json.dumps(schema.model_json_schema(), indent=2) + "\n", "json")
+    return 0
+
+
+def _print(text: str, lexer: str) -> None:
+    if sys.stdout.isatty():
+        from compose import _render  # noqa: PLC0415  # rich costs ~30 ms: load it only to show it
+
+        _render.syntax(text, lexer, sys.stdout)
+    else:
+        sys.stdout.write(text)
+
+
+_COMMANDS: dict[str, Callable[[Options], int]] = {
+    "show": show,
+    "explain": explain,
+    "diff": diff,
+    "schema": schema_command,
+}
+
+
+def run() -> None:
+    """Console-script entry point."""
+    raise SystemExit(main())
