@@ -42,10 +42,7 @@ def _warnings_of(call: object) -> tuple[object, list[str]]:
 
 
 def test_old_key_in_a_file_moves_and_warns_with_file_and_line(write: WriteFile) -> None:
-    write(
-        "overlay.toml",
-        "[orchestrator]\nseed_unused = 1\n" if False else "[orchestrator]\n\nmax_tokens = 7\n",
-    )
+    write("overlay.toml", "[orchestrator]\n\nmax_tokens = 7\n")
     config, seen = _warnings_of(lambda: parse(Root, ["@", "overlay.toml"]))
     assert isinstance(config, Root)
     assert config.orchestrator.max_completion_tokens == 7
