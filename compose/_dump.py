@@ -78,6 +78,14 @@ def _scalar_data(value: Any) -> Any:
     return value
 
 
+def _needs_header(table: dict[str, Any]) -> bool:
+    """A table of only sub-tables is created by their headers: its own would be noise. An
+    empty one needs its header (an optional section that is on)."""
+    return not table or any(
+        not (isinstance(value, dict) or _is_table_array(value)) for value in table.values()
+    )
+
+
 def _is_table_array(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
@@ -100,8 +108,10 @@ class _Writer:
         for key, value in sections:
             sub = (*path, key)
             if isinstance(value, dict):
-                yield ""
-                yield self._noted(f"[{_dotted(sub)}]", sub) if not value else f"[{_dotted(sub)}]"
+                if _needs_header(value):
+                    yield ""
+                    header = f"[{_dotted(sub)}]"
+                    yield self._noted(header, sub) if not value else header
                 yield from self.table(value, sub)
             else:
                 for index, element in enumerate(value):
