@@ -20,6 +20,8 @@ from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help
 from compose._interp import Resolver, resolve_tree
 from compose._origin import KeyPath
+from compose._schema import suggest
+from compose._types import Shape
 from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
@@ -97,7 +99,14 @@ def resolve(composed: Composed, resolvers: Resolvers = None) -> None:
         resolvers=resolvers,
         default_at=lookup,
         describe=functools.partial(_describe, composed),
+        suggest=functools.partial(_suggest_key, root) if root.model else None,
     )
+
+
+def _suggest_key(root: Shape, key: str) -> str | None:
+    """A close key of the schema for a missing reference (`model.nme` -> `model.name`)."""
+    found = suggest(root, "--" + key.replace("_", "-"))
+    return found.removeprefix("--").replace("-", "_") if found else None
 
 
 def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:

@@ -9,9 +9,8 @@
     \\${x}                           a literal `${x}`; `\\\\${x}` is a backslash, then `${x}`
     ???  \\???                       a mandatory value; a literal `???`
 
-The grammar is OmegaConf's (`omegaconf/grammar/OmegaConfGrammar{Lexer,Parser}.g4`, 2.3/2.4),
-parsed by hand in the tomli style: `_parse_*` functions take `(src, pos)` and return
-`(pos, value)`. The semantics follow OmegaConf except where
+The grammar is OmegaConf's; `compose._interp_grammar` parses it into a syntax tree and states
+it in full. This module evaluates that tree. The semantics follow OmegaConf except where
 docs/interpolation-differences.md says otherwise.
 
 Evaluation needs no node objects and no parent pointers: a value is known by its path, and
@@ -28,12 +27,24 @@ import functools
 import inspect
 import os
 import re
-import string
 import sys
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from compose._interp_grammar import (
+    RESOLVER_NAME,
+    Call,
+    Concat,
+    Const,
+    Element,
+    GrammarError,
+    Key,
+    ListArg,
+    Ref,
+    parse,
+    split_key,
+)
 from compose.errors import ComposeError, InterpolationError, gather
 
 __all__ = [
@@ -57,28 +68,6 @@ MANDATORY = "???"
 # instead of a hang.
 MAX_EXPANSION = 10_000_000
 
-_WS = " \t"
-# Characters that end a key inside `${...}` (OmegaConf's INTER_KEY excludes them).
-_KEY_STOP = frozenset("\\{}()[]:. \t'\"")
-# Characters of an unquoted resolver argument (OmegaConf's ID, INT, FLOAT, UNQUOTED_CHAR, COLON).
-_PRIMITIVE_CHARS = frozenset(string.ascii_letters + string.digits + "_-/\\+.$%*@?|:" + _WS)
-# `\X` in an unquoted argument stands for X (OmegaConf's ESC).
-_ESCAPABLE = frozenset("\\()[]{}:=, \t")
-# Characters escaped by a backslash in a key given as a string (`oc.select`, `${a.${k}}`).
-_KEY_ESCAPABLE = frozenset(".[]=")
-_ELEMENT_END = ",]}"
-
-_RESOLVER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z_][A-Za-z0-9_\-]*)*")
-_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
-_UINT = r"(?:0|[1-9](?:_?[0-9])*)"
-_DIGITS = r"[0-9](?:_?[0-9])*"
-_POINT = rf"(?:{_UINT}\.|{_UINT}?\.{_DIGITS})"
-_FLOAT = re.compile(
-    rf"[+-]?(?:{_POINT}|(?:{_UINT}|{_POINT})[eE][+-]?{_DIGITS}|[iI][nN][fF]|[nN][aA][nN])"
-)
-_INT = re.compile(rf"[+-]?{_UINT}")
-_BOOL = re.compile(r"[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]")
-_NULL = re.compile(r"[Nn][Uu][Ll][Ll]")
 _ESCAPE_TARGET = re.compile(r"(\\*)\$\{")
 
 _KIND_NAMES: dict[type, str] = {
@@ -99,7 +88,7 @@ _REGISTRY: dict[str, Resolver] = {}
 
 def register_resolver(name: str, fn: Resolver) -> None:
     """Make `${name:arg1,arg2}` call `fn(arg1, arg2)`; registering a name again replaces it."""
-    if not _RESOLVER_NAME.fullmatch(name):
+    if not RESOLVER_NAME.fullmatch(name):
         raise ValueError(f"invalid resolver name {name!r}: use identifiers joined by dots")
     if not callable(fn):
         raise TypeError(f"resolver {name!r} is not callable")
@@ -131,13 +120,17 @@ def resolve_tree(
     resolvers: Mapping[str, Resolver] | None = None,
     default_at: Callable[[Path], Any] | None = None,
     describe: Callable[[Path], tuple[str, str | None]] = _describe_default,
+    suggest: Callable[[str], str | None] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
     `resolvers` come before the global registry, the built-ins and omegaconf's. `default_at(path)`
     gives the value at an absolute path that the tree does not hold (a class default) or raises
     KeyError; segments past the end of the tree are passed as written, as strings. `describe(path)`
-    gives the key as shown to users and its origin, for errors.
+    gives the key as shown to users and its origin, for errors. `suggest(key)` is asked for a
+    close valid key when a reference finds nothing and no key of the tree is close: it gets the
+    missing key dotted as the error shows it (absolute: `${.nme}` in `model` is `model.nme`) and
+    returns a key for "did you mean ...?", or None.
 
     Containers on the way to a changed value are new; the rest is shared with `tree`, which is
     returned itself when nothing needs resolving. Every error is raised at once (`gather`).
@@ -145,7 +138,7 @@ def resolve_tree(
     pending = _scan(tree)
     if not pending:
         return tree
-    run = _Resolution(tree, resolvers or {}, default_at, describe)
+    run = _Resolution(tree, resolvers or {}, default_at, describe, suggest)
     updates: dict[Path, Any] = {}
     errors: list[ComposeError] = []
     for path, raw in pending:
@@ -158,376 +151,6 @@ def resolve_tree(
     if errors:
         raise gather(_unique(errors))
     return _rebuild(tree, updates)
-
-
-# --------------------------------------------------------------------------- syntax tree
-
-
-@dataclass(frozen=True, slots=True)
-class _Const:
-    """A value known when parsing: literal text, or a typed resolver argument (`21`, `null`)."""
-
-    value: Any
-
-
-@dataclass(frozen=True, slots=True)
-class _Concat:
-    """Text and interpolations joined as strings (`run-${name}`, a quoted argument)."""
-
-    parts: tuple[str | _Ref | _Call, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _Key:
-    part: str | _Ref | _Call
-    bracketed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class _Ref:
-    """`${a.b}`: `dots` leading dots (0 for an absolute path), then the keys."""
-
-    dots: int
-    keys: tuple[_Key, ...]
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Call:
-    """`${name:args}`: a resolver call; a name part may itself be an interpolation."""
-
-    name: tuple[str | _Ref | _Call, ...]
-    args: tuple[_Element, ...]
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class _ListArg:
-    items: tuple[_Element, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _DictArg:
-    items: tuple[tuple[Any, _Element], ...]
-
-
-_Element = _Const | _Concat | _Ref | _Call | _ListArg | _DictArg
-
-
-class _SyntaxError(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-# --------------------------------------------------------------------------- parser
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse(src: str) -> _Element:
-    """A whole value: text with interpolations; `\\${` is a literal `${`.
-
-    A run of backslashes before `${` is halved; an odd run also escapes the `${`. Backslashes
-    anywhere else are kept as they are (OmegaConf's TOP_ESC, ESC_INTER and BACKSLASHES)."""
-    try:
-        return _parse_text(src)
-    except RecursionError:
-        raise _SyntaxError("interpolations nested too deeply") from None
-
-
-def _parse_text(src: str) -> _Element:
-    parts: list[str | _Ref | _Call] = []
-    text: list[str] = []
-    pos = 0
-    while (start := src.find("${", pos)) >= 0:
-        slashes = _backslashes_before(src, start, pos)
-        text.append(src[pos : start - slashes] + "\\" * (slashes // 2))
-        if slashes % 2:
-            text.append("${")
-            pos = start + 2
-            continue
-        _flush(text, parts)
-        pos, interp = _parse_interpolation(src, start)
-        parts.append(interp)
-    text.append(src[pos:])
-    _flush(text, parts)
-    return _joined(parts)
-
-
-def _parse_interpolation(src: str, pos: int) -> tuple[int, _Ref | _Call]:
-    """`${` at `pos`: a reference `${.a.b}` or a resolver call `${name:args}`."""
-    start = pos
-    pos = _skip_ws(src, pos + 2)
-    dots = 0
-    while src.startswith(".", pos):
-        dots += 1
-        pos += 1
-    pos, keys = _parse_key_path(src, pos)
-    end = _skip_ws(src, pos)
-    if src.startswith("}", end):
-        return end + 1, _Ref(dots, keys, src[start : end + 1])
-    if src.startswith(":", end) and not dots and _is_resolver_name(keys):
-        pos, args = _parse_sequence(src, _skip_ws(src, end + 1), "}")
-        return pos, _Call(tuple(key.part for key in keys), args, src[start:pos])
-    raise _unexpected(src, end)
-
-
-def _parse_key_path(src: str, pos: int) -> tuple[int, tuple[_Key, ...]]:
-    """`a.b[c].d`: keys after dots or in brackets (no whitespace inside)."""
-    keys: list[_Key] = []
-    while True:
-        if src.startswith("[", pos):
-            pos, part = _parse_key(src, pos + 1)
-            if not src.startswith("]", pos):
-                raise _unexpected(src, pos)
-            keys.append(_Key(part, bracketed=True))
-            pos += 1
-        else:
-            pos, part = _parse_key(src, pos)
-            keys.append(_Key(part, bracketed=False))
-        if src.startswith(".", pos):
-            pos += 1
-        elif not src.startswith("[", pos):
-            return pos, tuple(keys)
-
-
-def _parse_key(src: str, pos: int) -> tuple[int, str | _Ref | _Call]:
-    if src.startswith("${", pos):
-        return _parse_interpolation(src, pos)
-    end = pos
-    while end < len(src) and src[end] not in _KEY_STOP:
-        end += 1
-    if end == pos:
-        raise _unexpected(src, pos)
-    return end, src[pos:end]
-
-
-def _parse_sequence(src: str, pos: int, close: str) -> tuple[int, tuple[_Element, ...]]:
-    """Comma-separated arguments up to `close`; an empty one (`a,,b`) is "" as in OmegaConf."""
-    if src.startswith(close, pos):
-        return pos + 1, ()
-    items: list[_Element] = []
-    while True:
-        if src.startswith(",", pos):
-            items.append(_Const(""))
-        else:
-            pos, item = _parse_element(src, pos)
-            items.append(item)
-        pos = _skip_ws(src, pos)
-        if src.startswith(close, pos):
-            return pos + 1, tuple(items)
-        if not src.startswith(",", pos):
-            raise _unexpected(src, pos)
-        pos = _skip_ws(src, pos + 1)
-        if src.startswith(close, pos):
-            items.append(_Const(""))
-            return pos + 1, tuple(items)
-
-
-def _parse_element(src: str, pos: int) -> tuple[int, _Element]:
-    char = src[pos : pos + 1]
-    if char in ("'", '"'):
-        return _parse_quoted(src, pos)
-    if char == "[":
-        pos, items = _parse_sequence(src, _skip_ws(src, pos + 1), "]")
-        return pos, _ListArg(items)
-    if char == "{":
-        return _parse_dict(src, pos)
-    return _parse_primitive(src, pos)
-
-
-def _parse_dict(src: str, pos: int) -> tuple[int, _DictArg]:
-    """`{k: v, ...}`: keys are unquoted and typed like arguments (`{1: a}` has an int key)."""
-    pos = _skip_ws(src, pos + 1)
-    items: list[tuple[Any, _Element]] = []
-    if src.startswith("}", pos):
-        return pos + 1, _DictArg(())
-    while True:
-        pos, key = _parse_primitive(src, pos, dict_key=True)
-        pos = _skip_ws(src, pos)
-        if not src.startswith(":", pos) or not isinstance(key, _Const):
-            raise _unexpected(src, pos)
-        pos, value = _parse_element(src, _skip_ws(src, pos + 1))
-        items.append((key.value, value))
-        pos = _skip_ws(src, pos)
-        if src.startswith("}", pos):
-            return pos + 1, _DictArg(tuple(items))
-        if not src.startswith(",", pos):
-            raise _unexpected(src, pos)
-        pos = _skip_ws(src, pos + 1)
-
-
-def _parse_primitive(src: str, pos: int, *, dict_key: bool = False) -> tuple[int, _Element]:
-    """An unquoted argument. Whitespace around it belongs to the commas and brackets; alone and
-    unescaped it may be typed (`21`, `1.5`, `true`, `null`); else it is text."""
-    start = pos
-    parts: list[str | _Ref | _Call] = []
-    text: list[str] = []
-    plain = True
-    stops = _ELEMENT_END + ":" if dict_key else _ELEMENT_END
-    while pos < len(src):
-        char = src[pos]
-        if char in _WS:
-            end = _skip_ws(src, pos)
-            # Whitespace after a raw `:` is the colon's (OmegaConf's COLON token takes it), so
-            # it stays; other trailing whitespace belongs to the `,` `]` `}` that follows.
-            after_colon = src[pos - 1] == ":" and not _escaped(src, start, pos - 1)
-            if (end == len(src) or src[end] in stops) and not after_colon:
-                break
-            text.append(src[pos:end])
-            pos = end
-        elif char == "$" and not dict_key and src.startswith("${", pos):
-            _flush(text, parts)
-            pos, interp = _parse_interpolation(src, pos)
-            parts.append(interp)
-            plain = False
-        elif char == "\\" and src[pos + 1 : pos + 2] in _ESCAPABLE:
-            text.append(src[pos + 1])
-            pos += 2
-            plain = False
-        elif char in _PRIMITIVE_CHARS and char not in stops:
-            text.append(char)
-            pos += 1
-        else:
-            break
-    if pos == start:
-        raise _unexpected(src, pos)
-    if plain:
-        return pos, _Const(_typed(src[start:pos]))
-    _flush(text, parts)
-    return pos, _joined(parts)
-
-
-def _parse_quoted(src: str, pos: int) -> tuple[int, _Concat]:
-    """`'...'` or `"..."`: always text; `\\'` is a quote, interpolations are joined as text."""
-    quote, start = src[pos], pos
-    parts: list[str | _Ref | _Call] = []
-    text: list[str] = []
-    pos += 1
-    while pos < len(src):
-        char = src[pos]
-        if char == quote:
-            _flush(text, parts)
-            return pos + 1, _Concat(tuple(parts))
-        if char == "\\":
-            pos = _quoted_backslashes(src, pos, quote, text)
-        elif src.startswith("${", pos):
-            _flush(text, parts)
-            pos, interp = _parse_interpolation(src, pos)
-            parts.append(interp)
-        else:
-            text.append(char)
-            pos += 1
-    raise _SyntaxError(f"missing closing {quote} for the quote at column {start + 1}")
-
-
-def _quoted_backslashes(src: str, pos: int, quote: str, text: list[str]) -> int:
-    """A run of backslashes in quotes: halved before `${` or the quote, which an odd run also
-    escapes; kept as it is anywhere else."""
-    end = pos
-    while src.startswith("\\", end):
-        end += 1
-    follower = "${" if src.startswith("${", end) else quote if src.startswith(quote, end) else ""
-    if not follower:
-        text.append(src[pos:end])
-        return end
-    count = end - pos
-    text.append("\\" * (count // 2))
-    if count % 2 == 0:
-        return end
-    text.append(follower)
-    return end + len(follower)
-
-
-def _typed(text: str) -> Any:
-    """An argument that is one INT, FLOAT, BOOL or NULL token gets that type; else it is text."""
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    if _INT.fullmatch(text):
-        return int(text)
-    if _BOOL.fullmatch(text):
-        return text.lower() == "true"
-    if _NULL.fullmatch(text):
-        return None
-    return text
-
-
-def _is_resolver_name(keys: tuple[_Key, ...]) -> bool:
-    return all(
-        not key.bracketed and (not isinstance(key.part, str) or _ID.fullmatch(key.part))
-        for key in keys
-    )
-
-
-def _joined(parts: list[str | _Ref | _Call]) -> _Element:
-    """A lone interpolation keeps its value's type; anything else is joined as text."""
-    if len(parts) == 1 and not isinstance(parts[0], str):
-        return parts[0]
-    return _Concat(tuple(parts))
-
-
-def _flush(text: list[str], parts: list[str | _Ref | _Call]) -> None:
-    joined = "".join(text)
-    text.clear()
-    if joined:
-        parts.append(joined)
-
-
-def _skip_ws(src: str, pos: int) -> int:
-    while pos < len(src) and src[pos] in _WS:
-        pos += 1
-    return pos
-
-
-def _escaped(src: str, floor: int, index: int) -> bool:
-    """Whether the character at `index` follows an odd run of backslashes (since `floor`)."""
-    return _backslashes_before(src, index, floor) % 2 == 1
-
-
-def _backslashes_before(src: str, index: int, floor: int) -> int:
-    count = 0
-    while index - count > floor and src[index - count - 1] == "\\":
-        count += 1
-    return count
-
-
-def _unexpected(src: str, pos: int) -> _SyntaxError:
-    if pos >= len(src):
-        return _SyntaxError(f"unexpected end of text at column {pos + 1}")
-    return _SyntaxError(f"unexpected {src[pos]!r} at column {pos + 1}")
-
-
-def _split_key(key: str) -> tuple[int, list[str]]:
-    """A key given as a string (`oc.select`, `${a.${k}}`): leading dots, then `a.b[c]` split
-    into keys; `\\.` `\\[` `\\]` `\\=` are literal, and an unclosed `[` drops the rest."""
-    dots = len(key) - len(key.lstrip("."))
-    pos = dots
-    keys: list[str] = []
-    if not key.startswith("[", pos):
-        pos, part = _read_segment(key, pos, ".[")
-        keys.append(part)
-    while pos < len(key):
-        if key[pos] == ".":
-            pos, part = _read_segment(key, pos + 1, ".[")
-        else:
-            pos, part = _read_segment(key, pos + 1, "]")
-            if pos >= len(key):
-                break
-            pos += 1
-        keys.append(part)
-    if dots and keys == [""]:
-        keys = []
-    return dots, keys
-
-
-def _read_segment(key: str, pos: int, stops: str) -> tuple[int, str]:
-    chars: list[str] = []
-    while pos < len(key) and key[pos] not in stops:
-        if key[pos] == "\\" and key[pos + 1 : pos + 2] in _KEY_ESCAPABLE:
-            pos += 1
-        chars.append(key[pos])
-        pos += 1
-    return pos, "".join(chars)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -577,11 +200,13 @@ class _Resolution:
         resolvers: Mapping[str, Resolver],
         default_at: Callable[[Path], Any] | None,
         describe: Callable[[Path], tuple[str, str | None]],
+        suggest: Callable[[str], str | None] | None,
     ) -> None:
         self.tree = tree
         self.resolvers = resolvers
         self.default_at = default_at
         self.describe = describe
+        self.suggest = suggest
         self.memo: dict[Path, Any] = {}
         self.failed: dict[Path, ComposeError] = {}
         self.active: dict[Path, None] = {}  # insertion-ordered: the chain of a cycle
@@ -675,11 +300,11 @@ class _Resolution:
         if "${" not in raw:
             return raw
         try:
-            element = _parse(raw)
-        except _SyntaxError as exc:
+            element = parse(raw)
+        except GrammarError as exc:
             raise self._error(site, f"invalid interpolation syntax: {exc.message}") from None
         value = yield from self._element(site, element)
-        if isinstance(element, _Concat) and value == MANDATORY:
+        if isinstance(element, Concat) and value == MANDATORY:
             raise self._error(site, "value resolved to ???, the missing-value marker")
         return value
 
@@ -701,16 +326,16 @@ class _Resolution:
             raise self._error(site, "missing mandatory value")
         return (yield from self._need(site, child, path, child))
 
-    def _element(self, site: _Site, element: _Element) -> _Eval:
-        if isinstance(element, _Const):
+    def _element(self, site: _Site, element: Element) -> _Eval:
+        if isinstance(element, Const):
             return element.value
-        if isinstance(element, _Ref):
+        if isinstance(element, Ref):
             return (yield from self._reference(site, element))
-        if isinstance(element, _Call):
+        if isinstance(element, Call):
             return (yield from self._call(site, element))
-        if isinstance(element, _Concat):
+        if isinstance(element, Concat):
             return (yield from self._concat(site, element))
-        if isinstance(element, _ListArg):
+        if isinstance(element, ListArg):
             items: list[Any] = []
             for item in element.items:
                 items.append((yield from self._element(site, item)))
@@ -720,7 +345,7 @@ class _Resolution:
             table[key] = yield from self._element(site, item)
         return table
 
-    def _concat(self, site: _Site, concat: _Concat) -> _Eval:
+    def _concat(self, site: _Site, concat: Concat) -> _Eval:
         pieces: list[str] = []
         for part in concat.parts:
             if isinstance(part, str):
@@ -745,7 +370,7 @@ class _Resolution:
 
     # -- references
 
-    def _reference(self, site: _Site, ref: _Ref) -> _Eval:
+    def _reference(self, site: _Site, ref: Ref) -> _Eval:
         dots = ref.dots
         keys: list[str] = []
         for key in ref.keys:
@@ -759,7 +384,7 @@ class _Resolution:
         path = self._absolute(site, ref.text, dots, keys)
         return (yield from self._lookup(site, ref.text, path))
 
-    def _computed_key(self, site: _Site, text: str, key: _Key, *, first: bool) -> _Eval:
+    def _computed_key(self, site: _Site, text: str, key: Key, *, first: bool) -> _Eval:
         """`${a.${k}}`: the value of `k` as keys (it may hold dots; first, it may be relative)."""
         assert not isinstance(key.part, str)
         value = yield from self._element(site, key.part)
@@ -770,7 +395,7 @@ class _Resolution:
             raise self._error(site, f"interpolation {text}: {message}")
         if key.bracketed:
             return 0, [value]
-        dots, keys = _split_key(value)
+        dots, keys = split_key(value)
         return (dots, keys) if first else (0, [""] * dots + keys)
 
     def _absolute(self, site: _Site, text: str, dots: int, keys: list[str]) -> Path:
@@ -877,12 +502,16 @@ class _Resolution:
         raise self._error(site, f"interpolation {text}: key {shown} not found", hint)
 
     def _did_you_mean(self, shown: str) -> str | None:
+        """A close key of the tree, else `suggest`'s (the schema's keys are not in the tree)."""
         close = difflib.get_close_matches(shown, _all_paths(self.tree), n=1)
-        return f"did you mean {close[0]}?" if close else None
+        if close:
+            return f"did you mean {close[0]}?"
+        suggestion = self.suggest(shown) if self.suggest is not None else None
+        return f"did you mean {suggestion}?" if suggestion and suggestion != shown else None
 
     # -- resolvers
 
-    def _call(self, site: _Site, call: _Call) -> _Eval:
+    def _call(self, site: _Site, call: Call) -> _Eval:
         name = yield from self._resolver_name(site, call)
         args: list[Any] = []
         for element in call.args:
@@ -899,7 +528,7 @@ class _Resolution:
             raise self._error(site, f"interpolation {call.text}: {message}")
         return result
 
-    def _resolver_name(self, site: _Site, call: _Call) -> _Eval:
+    def _resolver_name(self, site: _Site, call: Call) -> _Eval:
         parts: list[str] = []
         for part in call.name:
             value = part if isinstance(part, str) else (yield from self._element(site, part))
@@ -909,7 +538,7 @@ class _Resolution:
             parts.append(value)
         return ".".join(parts)
 
-    def _invoke(self, site: _Site, call: _Call, name: str, fn: Resolver, args: list[Any]) -> Any:
+    def _invoke(self, site: _Site, call: Call, name: str, fn: Resolver, args: list[Any]) -> Any:
         try:
             return fn(*self._copy(site, call.text, args))
         except ComposeError:
@@ -921,13 +550,13 @@ class _Resolution:
             failure = f"resolver {name} failed: {type(exc).__name__}: {exc}"
             raise self._error(site, f"interpolation {call.text}: {failure}") from exc
 
-    def _select(self, site: _Site, call: _Call, args: list[Any]) -> _Eval:
+    def _select(self, site: _Site, call: Call, args: list[Any]) -> _Eval:
         """`${oc.select:key,default}`: the value at key (relative keys allowed), else default."""
         if len(args) not in (1, 2):
             message = f"interpolation {call.text}: oc.select takes a key and an optional default"
             raise self._error(site, message)
         default = args[1] if len(args) == 2 else None
-        dots, keys = _split_key(str(args[0]))
+        dots, keys = split_key(str(args[0]))
         if dots > len(site.path):  # climbs above the top: nothing there
             return default
         path = self._absolute(site, call.text, dots, keys)

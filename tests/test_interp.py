@@ -463,6 +463,66 @@ def test_missing_key_with_did_you_mean() -> None:
     )
 
 
+# -- suggest: did-you-mean from keys the tree does not hold (the schema's)
+
+
+def _suggester(answer: str | None, asked: list[str]) -> Any:
+    def suggest(key: str) -> str | None:
+        asked.append(key)
+        return answer
+
+    return suggest
+
+
+def test_suggest_gives_the_hint_when_the_tree_has_no_close_key() -> None:
+    asked: list[str] = []
+    tree = {"seed": 1, "x": "${model.nme}"}
+    error = _error(tree, suggest=_suggester("model.name", asked))
+    assert isinstance(error, InterpolationError)
+    assert asked == ["model.nme"]
+    assert error.message == "interpolation ${model.nme}: key model.nme not found"
+    assert error.hint == "did you mean model.name?"
+    assert str(error) == (
+        "x = '${model.nme}': interpolation ${model.nme}: "
+        "key model.nme not found; did you mean model.name?"
+    )
+
+
+def test_suggest_gets_relative_references_as_absolute_keys() -> None:
+    asked: list[str] = []
+    tree = {"trainer": {"x": "${.optimizer_lr}"}}
+    error = _error(tree, suggest=_suggester("trainer.optim.lr", asked))
+    assert asked == ["trainer.optimizer_lr"]
+    assert error.hint == "did you mean trainer.optim.lr?"
+
+
+def test_suggest_is_not_asked_when_the_tree_has_a_close_key() -> None:
+    asked: list[str] = []
+    tree = {"model": {"name": "m"}, "x": "${model.nme}"}
+    error = _error(tree, suggest=_suggester("model.other", asked))
+    assert asked == []
+    assert error.hint == "did you mean model.name?"
+
+
+@pytest.mark.parametrize("answer", [None, "", "model.nme"])
+def test_suggest_without_a_useful_answer_changes_nothing(answer: str | None) -> None:
+    tree = {"seed": 1, "x": "${model.nme}"}
+    error = _error(tree, suggest=_suggester(answer, []))
+    plain = _error(tree)
+    assert (error.message, error.hint, str(error)) == (plain.message, plain.hint, str(plain))
+    assert error.hint is None
+    assert str(error) == "x = '${model.nme}': interpolation ${model.nme}: key model.nme not found"
+
+
+def test_suggest_is_only_for_missing_keys() -> None:
+    asked: list[str] = []
+    tree = {"m": "???", "s": 1, "x": "${m}", "y": "${s.a}", "z": "${nope:1}"}
+    with pytest.raises(ErrorGroup) as info:
+        resolve_tree(tree, suggest=_suggester("model.name", asked))
+    assert len(info.value.errors) == 4
+    assert asked == []
+
+
 @pytest.mark.parametrize(
     ("tree", "message"),
     [
