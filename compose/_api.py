@@ -14,7 +14,7 @@ from typing import Any, TypeVar, overload
 from pydantic import BaseModel
 
 from compose._argv import FileItem, HelpItem, Item, parse_overrides, split_argv
-from compose._bind import bind, plain_nones
+from compose._bind import bind, plain_nones, unknown_keys
 from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help
@@ -22,7 +22,7 @@ from compose._interp import Resolver, resolve_tree
 from compose._origin import KeyPath
 from compose._schema import suggest
 from compose._types import Shape
-from compose.errors import ComposeError, HelpRequested
+from compose.errors import ComposeError, HelpRequested, gather
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
@@ -109,6 +109,13 @@ def _suggest_key(root: Shape, key: str) -> str | None:
     return found.removeprefix("--").replace("-", "_") if found else None
 
 
+def check_keys(composed: Composed) -> None:
+    """Raise for keys the schema does not have, without binding (nothing resolved yet)."""
+    errors = unknown_keys(composed) if composed.root.model is not None else []
+    if errors:
+        raise gather(errors)
+
+
 def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
     return composed.show_key(path), composed.origins.describe(path)
 
@@ -119,8 +126,10 @@ def _help(schema: type[M], items: list[Item], narrow: str, prog: str) -> HelpReq
     composed, problem = None, ""
     try:
         composed = compose_items(nodes, schema) if nodes else None
+        if composed is not None:
+            check_keys(composed)
     except ComposeError as error:  # help still helps: bare defaults, and what went wrong
-        problem = error.format()
+        composed, problem = None, error.format()
     screen = help_screen(schema, prog, narrow, composed, problem)
     return HelpRequested(plain_help(screen), screen)
 

@@ -48,6 +48,13 @@ def bind(composed: Composed, schema: type[BaseModel]) -> Any:
     return instance
 
 
+def unknown_keys(composed: Composed) -> list[ComposeError]:
+    """The unknown keys of a composition, checked without binding it (for `show`, `--help`)."""
+    binder = _Binder(composed)
+    binder.prepare(copy.deepcopy(composed.tree), composed.root, NO_DEFAULT, ())
+    return [error for error in binder.errors if isinstance(error, UnknownKeyError)]
+
+
 def plain_nones(tree: Any) -> Any:
     """Schema-less: every `"None"` string is None (an untyped target admits None)."""
     if isinstance(tree, dict):

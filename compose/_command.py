@@ -21,15 +21,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PydanticUserError
 
-from compose._api import resolve
+from compose._api import check_keys, resolve
 from compose._argv import DeleteItem, FileItem, Item, split_argv
 from compose._bind import bind, plain_nones
 from compose._cli import EXIT_BAD_INPUT, report_error
+from compose._defaults import default_at
 from compose._dump import to_data, to_toml
 from compose._graph import Composed, compose_items
-from compose._origin import KeyPath
+from compose._origin import FlagSource, KeyPath, Moved
 from compose._schema import walk
 from compose.errors import ArgvError, ComposeError
 
@@ -45,8 +46,16 @@ commands:
   schema MODULE:CLASS
       the JSON Schema of a config class (for editor completion of TOML files)
 """
-_FLAGS = {"--resolved", "--origins"}
-_VALUED = {"--schema", "--format"}
+_FLAGS = frozenset({"--resolved", "--origins"})
+_VALUED = frozenset({"--schema", "--format"})
+_ALL_OPTIONS = _FLAGS | _VALUED
+_ALLOWED = {
+    "show": _ALL_OPTIONS,
+    "explain": frozenset({"--schema"}),
+    "diff": frozenset({"--resolved", "--schema"}),
+    "schema": frozenset(),
+}
+_HELP = ("-h", "--help", "help")
 
 
 @dataclass
@@ -54,6 +63,7 @@ class Options:
     flags: set[str] = field(default_factory=set)
     values: dict[str, str] = field(default_factory=dict)
     rest: list[str] = field(default_factory=list)
+    help: bool = False
 
     @property
     def schema(self) -> type[BaseModel] | None:
@@ -63,22 +73,25 @@ class Options:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help", "help"):
+    if not args or args[0] in _HELP:
         sys.stdout.write(USAGE)
         return 0
-    command = _COMMANDS.get(args[0])
     try:
+        command = _COMMANDS.get(args[0])
         if command is None:
-            raise ArgvError(
-                "unknown command", value=args[0], hint="commands: " + ", ".join(_COMMANDS)
-            )
-        return command(split_options(args[1:]))
+            known = ", ".join(_COMMANDS)
+            raise ArgvError("unknown command", value=args[0], hint=f"commands: {known}")
+        options = split_options(args[1:], _ALLOWED[args[0]])
+        if options.help:
+            sys.stdout.write(USAGE)
+            return 0
+        return command(options)
     except ComposeError as error:
         report_error(error)
         return EXIT_BAD_INPUT
 
 
-def split_options(args: list[str]) -> Options:
+def split_options(args: list[str], allowed: frozenset[str] = _ALL_OPTIONS) -> Options:
     """The command's own options, up to the first other token or `--`; the rest is ARGV."""
     options = Options()
     pos = 0
@@ -87,7 +100,11 @@ def split_options(args: list[str]) -> Options:
         if args[pos] == "--":
             pos += 1
             break
-        if name in _FLAGS and not eq:
+        if args[pos] in _HELP:
+            options.help = True
+        elif name in _ALL_OPTIONS and name not in allowed:
+            raise ArgvError("is not an option of this command", key=name)
+        elif name in _FLAGS and not eq:
             options.flags.add(name)
         elif name in _VALUED:
             if not eq:
@@ -131,24 +148,29 @@ class Result:
     composed: Composed
     data: dict[str, Any]
     validated: bool
-    set_by_nodes: set[KeyPath]  # leaves some node set; the rest are class defaults
+    set_leaves: set[KeyPath]  # values some node set (an empty table enables, it sets no key)
+    empty_tables: set[KeyPath]
 
     def origin(self, path: KeyPath) -> str:
-        for depth in range(len(path), 0, -1):
-            if path[:depth] in self.set_by_nodes:
-                return self.composed.origins.describe(path) or "default"
+        """The node that set `path`, or "default" when none did (a value filled by defaults)."""
+        if path in self.empty_tables or any(
+            path[:depth] in self.set_leaves for depth in range(len(path), 0, -1)
+        ):
+            return self.composed.origins.describe(path) or "default"
         return "default"
 
 
 def compose_argv(argv: list[str], schema: type[BaseModel] | None, resolved: bool) -> Result:
     composed = compose_items(split_argv(argv), schema)
-    set_by_nodes = {path for path, _ in leaves(composed.tree)}
+    check_keys(composed)
+    set_leaves = {path for path, value in leaves(composed.tree) if value != {}}
+    empty = {path for path, value in leaves(composed.tree) if value == {}}
     if not resolved:
-        return Result(composed, composed.tree, False, set_by_nodes)
+        return Result(composed, composed.tree, False, set_leaves, empty)
     resolve(composed)
     if schema is None:
-        return Result(composed, plain_nones(composed.tree), False, set_by_nodes)
-    return Result(composed, to_data(bind(composed, schema)), True, set_by_nodes)
+        return Result(composed, plain_nones(composed.tree), False, set_leaves, empty)
+    return Result(composed, to_data(bind(composed, schema)), True, set_leaves, empty)
 
 
 def show(options: Options) -> int:
@@ -208,13 +230,28 @@ def explain(options: Options) -> int:
     schema = options.schema
     items = split_argv(argv)
     final = compose_items(items, schema)
+    check_keys(final)
     path = walk(final.root, _segments(key, schema), final.tree, key).path
     lines = [final.show_key(path)]
     lines += [f"  {origin:<28} {value}" for origin, value in _history(items, schema, path)]
-    winner = final.origins.describe(path) or "default"
-    lines.append(f"  => {_at(final.tree, path)!r} (from {winner})")
+    written = _at(final.tree, path)
+    resolve(final)
+    lines.append(f"  => {_winner(final, path, written)}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _winner(final: Composed, path: KeyPath, written: Any) -> str:
+    value = _at(final.tree, path)
+    if value is not _UNSET:
+        shown = f"{written!r} (from {final.origins.describe(path) or 'default'})"
+        return shown if value == written else f"{shown}, resolved: {value!r}"
+    if final.root.model is None:
+        return "(unset)"
+    try:
+        return f"{default_at(final.root, final.tree, path)!r} (from default)"
+    except KeyError:
+        return "(unset: no default)"
 
 
 def _segments(key: str, schema: type[BaseModel] | None) -> list[str]:
@@ -225,25 +262,38 @@ def _segments(key: str, schema: type[BaseModel] | None) -> list[str]:
 def _history(
     items: list[Item], schema: type[BaseModel] | None, path: KeyPath
 ) -> list[tuple[str, str]]:
-    """Each node that changed the value at `path`, composing the nodes one more at a time."""
+    """Each node that set (or deleted) the value at `path`, composing one more node at a time."""
     nodes: list[FileItem | DeleteItem] = [
         item for item in items if isinstance(item, (FileItem, DeleteItem))
     ]
-    steps: list[tuple[str, str]] = []
-    seen: object = _UNSET
-    for count in range(1, len(nodes) + 1):
-        composed = compose_items(list(nodes[:count]), schema)
-        value = _at(composed.tree, path)
-        if value != seen:
-            steps.append((composed.origins.describe(path) or nodes[count - 1].shown, _shown(value)))
-        seen = value
     values = [item for item in items if not isinstance(item, (FileItem, DeleteItem))]
+    stages: list[tuple[list[Item], str]] = [
+        (list(nodes[:count]), nodes[count - 1].shown) for count in range(1, len(nodes) + 1)
+    ]
     if values:
-        composed = compose_items([*nodes, *values], schema)
+        stages.append(([*nodes, *values], "command line"))
+    steps: list[tuple[str, str]] = []
+    before: Any = _UNSET
+    for stage, label in stages:
+        composed = compose_items(stage, schema)
         value = _at(composed.tree, path)
-        if value != seen:
-            steps.append((composed.origins.describe(path) or "command line", _shown(value)))
+        if _set_by_last_node(composed, path, value):
+            steps.append((composed.origins.describe(path) or label, repr(value)))
+        elif value is _UNSET and before is not _UNSET:
+            steps.append((label, "(deleted)"))
+        before = value
     return steps or [("default", "(no node sets it)")]
+
+
+def _set_by_last_node(composed: Composed, path: KeyPath, value: Any) -> bool:
+    """Whether the stage's last node wrote `path` (a file, or a flag of the CLI node)."""
+    if value is _UNSET:
+        return False
+    origin = composed.origins.lookup(path)
+    if isinstance(origin, FlagSource):
+        return True
+    source = origin.source if isinstance(origin, Moved) else origin
+    return bool(composed.sources) and source is composed.sources[-1]
 
 
 class _Unset:
@@ -252,10 +302,6 @@ class _Unset:
 
 
 _UNSET: Any = _Unset()
-
-
-def _shown(value: Any) -> str:
-    return repr(value)
 
 
 def _at(tree: Any, path: KeyPath) -> Any:
@@ -297,14 +343,18 @@ def _differences(left: Result, right: Result) -> Iterator[str]:
 def _side(value: Any, result: Result, path: KeyPath) -> str:
     if value is _UNSET:
         return "(unset)"
-    return f"{value!r} ({result.origin(path)})"
+    return f"{_json_data(value)!r} ({result.origin(path)})"  # "None" text is None again
 
 
 def schema_command(options: Options) -> int:
     if len(options.rest) != 1:
         raise ArgvError("expects MODULE:CLASS", key="schema")
     schema = load_schema(options.rest[0])
-    _print(json.dumps(schema.model_json_schema(), indent=2) + "\n", "json")
+    try:
+        document = schema.model_json_schema()
+    except PydanticUserError as error:  # a field type JSON Schema cannot describe
+        raise ArgvError(f"has no JSON Schema: {error.message}", value=options.rest[0]) from None
+    _print(json.dumps(document, indent=2) + "\n", "json")
     return 0
 
 

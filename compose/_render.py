@@ -76,4 +76,5 @@ def _section_panel(section: Section, composed: bool) -> Panel:
 
 def syntax(text: str, lexer: str, stream: TextIO) -> None:
     """Highlighted TOML or JSON for a terminal."""
-    Console(file=stream).print(Syntax(text, lexer, theme="ansi_dark", background_color="default"))
+    highlighted = Syntax(text.rstrip("\n"), lexer, theme="ansi_dark", background_color="default")
+    Console(file=stream).print(highlighted, soft_wrap=True)  # long values wrap, never crop
