@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from compose._origin import DEFAULT, KeyPath, Origins
 from compose._schema import NO_DEFAULT, child_default, current_variant, plan_of
+from compose._tree import child
 from compose._types import Kind, Shape
 
 _INTERP = "${"
@@ -51,21 +52,13 @@ def _default_step(shape: Shape, node: Any, default: Any, segment: Any) -> tuple[
             raise KeyError(segment)
         field = plan_of(model).fields[segment]
         inner = default if isinstance(default, model) else NO_DEFAULT
-        return field.shape, _child(node, segment), child_default(model, segment, inner)
+        return field.shape, child(node, segment), child_default(model, segment, inner)
     if shape.kind in (Kind.LIST, Kind.DICT, Kind.ANY):
         if isinstance(segment, str) and segment.isdigit() and isinstance(node or default, list):
             segment = int(segment)  # interpolation paths give list indices as text
         item = shape.item if shape.item is not None else shape
-        return item, _child(node, segment), _child_default(default, segment)
+        return item, child(node, segment), _child_default(default, segment)
     raise KeyError(segment)
-
-
-def _child(node: Any, segment: Any) -> Any:
-    if isinstance(node, dict):
-        return node.get(segment)
-    if isinstance(node, list) and isinstance(segment, int) and segment < len(node):
-        return node[segment]
-    return None
 
 
 def _child_default(default: Any, segment: Any) -> Any:
@@ -93,15 +86,15 @@ def _inject(
     inner = default if isinstance(default, model) else NO_DEFAULT
     for name, field in plan_of(model).fields.items():
         value = child_default(model, name, inner)
-        child = node.get(name)
+        current = node.get(name)
         if name not in node:
             if _holds_interpolation(value):
                 node[name] = to_plain(value)
                 origins.set((*path, name), DEFAULT)
-        elif isinstance(child, dict) and field.shape.is_section:
-            _inject(child, field.shape, value, (*path, name), origins)
-        elif isinstance(child, list) and field.shape.kind is Kind.LIST:
-            _inject_elements(child, field.shape, (*path, name), origins)
+        elif isinstance(current, dict) and field.shape.is_section:
+            _inject(current, field.shape, value, (*path, name), origins)
+        elif isinstance(current, list) and field.shape.kind is Kind.LIST:
+            _inject_elements(current, field.shape, (*path, name), origins)
 
 
 def _inject_elements(items: list[Any], shape: Shape, path: KeyPath, origins: Origins) -> None:

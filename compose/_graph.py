@@ -20,6 +20,7 @@ from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Ori
 from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, walk
 from compose._sources import load_toml
+from compose._tree import child, put
 from compose._types import ANY, Kind, Shape, shape_of
 from compose.errors import ArgvError, ComposeError, UnknownKeyError
 
@@ -234,7 +235,7 @@ def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None
     last = path[-1]
     if target.is_tag and isinstance(parent, dict) and target.parent is not None:
         merger.switch_variant(parent, value, path[:-1], target.parent, target.parent_default)
-    current = parent.get(last) if isinstance(parent, dict) else _list_get(parent, last)
+    current = parent.get(last) if isinstance(parent, dict) else child(parent, last)
     if value == MANDATORY and current is not None:
         return  # "???" never overrides what an earlier node set
     if value is ENABLE:
@@ -242,7 +243,7 @@ def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None
     elif isinstance(value, dict) and isinstance(current, dict):
         merger.merge_at(path, value, origin, target.shape, target.default)
     else:
-        _store(parent, last, value)
+        put(parent, last, value)
         merger.origins.replace(path, origin, current)
 
 
@@ -252,24 +253,8 @@ def _enable(
     """A bare `--section`: keep a table already there, else start an empty one."""
     if isinstance(current, dict):
         return
-    _store(parent, last, {})
+    put(parent, last, {})
     merger.origins.replace(path, origin, current)
-
-
-def _list_get(node: Any, index: str | int) -> Any:
-    if isinstance(node, list) and isinstance(index, int) and index < len(node):
-        return node[index]
-    return None
-
-
-def _store(parent: Any, last: str | int, value: Any) -> None:
-    if isinstance(parent, list) and isinstance(last, int):
-        if last == len(parent):
-            parent.append(value)
-        else:
-            parent[last] = value
-    else:
-        parent[last] = value
 
 
 def _ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
@@ -279,10 +264,10 @@ def _ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
             continue
         list_path = target.path[:depth]
         parent = merger.container_at(list_path[:-1])
-        current = _child(parent, list_path[-1])
+        current = child(parent, list_path[-1])
         if not isinstance(current, list):
             current = _default_list(target.defaults[depth - 1])
-            _store(parent, list_path[-1], current)
+            put(parent, list_path[-1], current)
             merger.origins.replace(list_path, DEFAULT, None)
         if segment > len(current):
             raise ArgvError(
@@ -293,12 +278,6 @@ def _ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
             )
         if segment == len(current) and depth < len(target.path) - 1:
             current.append({})
-
-
-def _child(node: Any, segment: str | int) -> Any:
-    if isinstance(node, dict):
-        return node.get(segment)
-    return _list_get(node, segment)
 
 
 def _default_list(default: Any) -> list[Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from compose._origin import KeyPath, Origin, Origins
 from compose._schema import NO_DEFAULT, child_default, default_tag, plan_of
+from compose._tree import child, put
 from compose._types import ANY, Kind, Shape
 
 MANDATORY = "???"
@@ -40,11 +41,11 @@ class Merger:
             return
         parent = self.container_at(prefix[:-1])
         last = prefix[-1]
-        current = _get(parent, last)
+        current = child(parent, last)
         if isinstance(current, dict):
             self._merge(current, table, prefix, origin, shape, default)
         else:
-            _put(parent, last, table)
+            put(parent, last, table)
             self.origins.replace(prefix, origin, current)
 
     def _merge(
@@ -93,19 +94,19 @@ class Merger:
         """The table (or list) at `path`, creating tables on the way; values there give way."""
         node: Any = self.tree
         for depth, segment in enumerate(path):
-            child = _get(node, segment)
-            if not isinstance(child, (dict, list)):
-                child = {}
-                self.origins.forget(path[: depth + 1], _get(node, segment))
-                _put(node, segment, child)
-            node = child
+            inner = child(node, segment)
+            if not isinstance(inner, (dict, list)):
+                self.origins.forget(path[: depth + 1], inner)
+                inner = {}
+                put(node, segment, inner)
+            node = inner
         return node
 
     def delete(self, path: KeyPath) -> None:
         """`~key`: remove what earlier nodes set at `path` (nothing there: nothing to do)."""
         node: Any = self.tree
         for segment in path[:-1]:
-            node = _get(node, segment)
+            node = child(node, segment)
             if not isinstance(node, (dict, list)):
                 return
         last = path[-1]
@@ -143,21 +144,3 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
-
-
-def _get(node: Any, segment: str | int) -> Any:
-    if isinstance(node, dict):
-        return node.get(segment)
-    if isinstance(node, list) and isinstance(segment, int) and segment < len(node):
-        return node[segment]
-    return None
-
-
-def _put(node: Any, segment: str | int, value: Any) -> None:
-    if isinstance(node, list) and isinstance(segment, int):
-        if segment == len(node):
-            node.append(value)
-        else:
-            node[segment] = value
-    else:
-        node[segment] = value

@@ -20,6 +20,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._origin import KeyPath
+from compose._tree import child
 from compose._types import ANY, Kind, Shape, shape_of_field
 from compose.errors import ArgvError, UnknownKeyError
 
@@ -168,7 +169,7 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
         name, shape, default = step
         path.append(name)
         defaults.append(default)
-        node = _child(node, name)
+        node = child(node, name)
     return Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed))
 
 
@@ -234,14 +235,6 @@ def _has_index(value: Any, index: int) -> bool:
     return isinstance(value, (list, tuple)) and index < len(value)
 
 
-def _child(node: Any, step: str | int) -> Any:
-    if isinstance(node, dict):
-        return node.get(step)
-    if isinstance(node, list) and isinstance(step, int) and step < len(node):
-        return node[step]
-    return None
-
-
 def unknown_key(
     root: Shape, path: KeyPath, shown: str | None, section: Shape | None = None, depth: int = 0
 ) -> UnknownKeyError:
@@ -294,7 +287,7 @@ def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:
         is_field = shape.is_section and isinstance(segment, str)
         parts.append(str(segment).replace("_", "-") if is_field else str(segment))
         shape, default = _shape_below(shape, node, segment, default)
-        node = _child(node, segment)
+        node = child(node, segment)
     return "--" + ".".join(parts)
 
 
