@@ -123,7 +123,8 @@ def _parse_override(text: str) -> Item:
     if text.startswith("~") and len(text) > 1:
         return DeleteItem(text[1:], text)
     key, eq, value = text.partition("=")
-    key = key.strip().removeprefix("--")
+    # Hydra's `+key=v` / `++key=v` (add / force-add) are plain sets here: any key may be set
+    key = key.strip().removeprefix("--").lstrip("+")
     if not eq or not key:
         raise ArgvError(
             "an override is key=value, key=@file or ~key", value=text, origin="overrides"

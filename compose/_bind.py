@@ -210,7 +210,11 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
             origin=origins.describe(tag_path),
         )
     if kind == "missing":
-        return ConfigValidationError("missing required value", key=composed.show_key(path))
+        message = "missing required value"
+        if shape.kind is Kind.UNION and shape.tag:
+            names = ", ".join(name for name, _ in shape.variants)
+            message += f": choose one with {composed.show_key((*path, shape.tag))} ({names})"
+        return ConfigValidationError(message, key=composed.show_key(path))
     if shape.is_section and kind in ("value_error", "assertion_error"):
         return ConfigValidationError(_message(detail), key=composed.show_key(path))
     return ConfigValidationError(

@@ -6,9 +6,10 @@ terminal and as plain text otherwise. Warnings raised while composing are printe
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -27,20 +28,28 @@ def cli(schema: type[M], argv: Sequence[str] | None = None, *, prog: str | None 
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit."""
     args = list(sys.argv[1:] if argv is None else argv)
     name = prog or program_name()
+    with warnings_as_lines():  # printed first: they explain what follows
+        try:
+            return parse(schema, args, prog=name)
+        except ComposeError as error:
+            outcome = error
+    if isinstance(outcome, HelpRequested):
+        show_help(outcome)
+        raise SystemExit(0)
+    report_error(outcome)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+@contextlib.contextmanager
+def warnings_as_lines() -> Iterator[None]:
+    """Our warnings (a union switch, a renamed key) as `warning: ...` lines on stderr, printed
+    before the result or error they led to; other warnings pass through untouched."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            config = parse(schema, args, prog=name)
-        except HelpRequested as help_requested:
+            yield
+        finally:
             _show_warnings(caught)
-            show_help(help_requested)
-            raise SystemExit(0) from None
-        except ComposeError as error:
-            _show_warnings(caught)
-            report_error(error)
-            raise SystemExit(EXIT_BAD_INPUT) from None
-    _show_warnings(caught)
-    return config
 
 
 def show_help(help_requested: HelpRequested) -> None:

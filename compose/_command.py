@@ -13,6 +13,7 @@ separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -26,7 +27,7 @@ from pydantic import BaseModel, PydanticUserError
 from compose._api import check_keys, resolve
 from compose._argv import DeleteItem, FileItem, Item, split_argv
 from compose._bind import bind, plain_nones
-from compose._cli import EXIT_BAD_INPUT, report_error
+from compose._cli import EXIT_BAD_INPUT, report_error, warnings_as_lines
 from compose._defaults import default_at
 from compose._dump import to_data, to_toml
 from compose._graph import Composed, compose_items
@@ -76,19 +77,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args or args[0] in _HELP:
         sys.stdout.write(USAGE)
         return 0
-    try:
-        command = _COMMANDS.get(args[0])
-        if command is None:
-            known = ", ".join(_COMMANDS)
-            raise ArgvError("unknown command", value=args[0], hint=f"commands: {known}")
-        options = split_options(args[1:], _ALLOWED[args[0]])
-        if options.help:
-            sys.stdout.write(USAGE)
-            return 0
-        return command(options)
-    except ComposeError as error:
-        report_error(error)
-        return EXIT_BAD_INPUT
+    with warnings_as_lines():  # printed first: they explain what follows
+        try:
+            return _run(args)
+        except ComposeError as error:
+            failure = error
+    report_error(failure)
+    return EXIT_BAD_INPUT
+
+
+def _run(args: list[str]) -> int:
+    command = _COMMANDS.get(args[0])
+    if command is None:
+        known = ", ".join(_COMMANDS)
+        raise ArgvError("unknown command", value=args[0], hint=f"commands: {known}")
+    options = split_options(args[1:], _ALLOWED[args[0]])
+    if options.help:
+        sys.stdout.write(USAGE)
+        return 0
+    return command(options)
 
 
 def split_options(args: list[str], allowed: frozenset[str] = _ALL_OPTIONS) -> Options:
@@ -233,9 +240,12 @@ def explain(options: Options) -> int:
     check_keys(final)
     path = walk(final.root, _segments(key, schema), final.tree, key).path
     lines = [final.show_key(path)]
-    lines += [f"  {origin:<28} {value}" for origin, value in _history(items, schema, path)]
+    steps = _history(items, schema, path)
+    width = max(29, *(len(origin) + 2 for origin, _ in steps))
+    lines += [f"  {origin:<{width}}{value}" for origin, value in steps]
     written = _at(final.tree, path)
-    resolve(final)
+    with contextlib.suppress(ComposeError):
+        resolve(final)  # the winner resolved too, where the composition resolves
     lines.append(f"  => {_winner(final, path, written)}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -22,7 +22,7 @@ from compose._schema import NO_DEFAULT, Target, cli_key, walk
 from compose._sources import load_toml
 from compose._tree import child, put
 from compose._types import ANY, Kind, Shape, shape_of
-from compose.errors import ArgvError, ComposeError, UnknownKeyError
+from compose.errors import ArgvError, ComposeError, UnknownKeyError, gather
 
 
 @dataclass
@@ -140,10 +140,17 @@ def _apply_values(merger: Merger, values: list[ValueItem]) -> None:
             _assign(merger, target, _value_of(item, target, negated), item)
         else:
             deferred.append(item)
+    errors: list[ComposeError] = []
     for item in deferred:
-        target, negated = _resolve_value(merger, item)
+        try:
+            target, negated = _resolve_value(merger, item)
+        except UnknownKeyError as unknown:  # report every unknown flag, not only the first
+            errors.append(unknown)
+            continue
         written.add(target, item)
         _assign(merger, target, _value_of(item, target, negated), item)
+    if errors:
+        raise gather(errors)
 
 
 class _Written:

@@ -169,3 +169,11 @@ def test_parse_overrides_rejects_text_without_key_and_value(text: str) -> None:
     assert str(info.value) == (
         f"{text!r} (from overrides): an override is key=value, key=@file or ~key"
     )
+
+
+def test_hydra_add_prefixes_are_plain_sets_in_overrides() -> None:
+    """Hydra users write `+key=v` / `++key=v`; any key may be set here, so both just set."""
+    assert parse_overrides(["+a.b=1", "++c=2"]) == [
+        ValueItem("a.b", ("1",), "override a.b"),
+        ValueItem("c", ("2",), "override c"),
+    ]

@@ -730,3 +730,16 @@ def test_the_console_script_reports_bad_input_without_a_traceback(
     assert result.stderr == (
         "error: broken.toml:2:9: invalid TOML: Expected ']' at the end of a table declaration\n"
     )
+
+
+def test_show_prints_warnings_as_lines_before_the_output(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("a.toml", "[trainer.optim]\nbetas = [0.8, 0.9]\n")
+    write("b.toml", "[trainer.optim]\ntype = 'muon'\n")
+    assert main(["show", "--schema", "schemas:RLConfig", "@", "a.toml", "@", "b.toml"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "warning: --trainer.optim.betas (from a.toml:2) is dropped: "
+        "--trainer.optim.type switched to 'muon', which has no such key\n"
+    )

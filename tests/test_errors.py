@@ -275,7 +275,9 @@ def test_missing_required_value() -> None:
 
 
 def test_union_without_a_default_needs_a_variant() -> None:
-    assert str(error_of([], NoDefaultVariant)) == "--optim: missing required value"
+    assert str(error_of([], NoDefaultVariant)) == (
+        "--optim: missing required value: choose one with --optim.type (adamw, muon)"
+    )
     assert str(error_of(["--optim.lr", "0.1"], NoDefaultVariant)) == (
         "--optim: no variant chosen: set --optim.type to one of adamw, muon"
     )
@@ -506,3 +508,8 @@ def test_bad_input_raises_only_compose_error(write: WriteFile, argv: list[str]) 
     """`parse` raises `ComposeError` for bad input: never another exception, never SystemExit."""
     with pytest.raises(ComposeError):
         parse(RLConfig, argv)
+
+
+def test_every_unknown_flag_is_reported_at_once() -> None:
+    error = error_of(["--seedd", "1", "--trainer.lrr", "2"])
+    assert [e.key for e in error.errors] == ["--seedd", "--trainer.lrr"]
