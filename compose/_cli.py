@@ -9,8 +9,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel
 
@@ -53,27 +53,49 @@ def warnings_as_lines() -> Iterator[None]:
 
 
 def show_help(help_requested: HelpRequested) -> None:
-    if sys.stdout.isatty() and isinstance(help_requested.screen, HelpScreen):
-        from compose import _render  # noqa: PLC0415  # rich costs ~30 ms: load it only to show it
-
-        _render.help_panels(help_requested.screen, sys.stdout)
-    else:
-        sys.stdout.write(help_requested.text)
+    screen = help_requested.screen
+    if isinstance(screen, HelpScreen) and _terminal(sys.stdout):
+        rendered = _rich(lambda render: render.help_panels(screen, sys.stdout))
+        if rendered:
+            return
+    write_text(sys.stdout, help_requested.text)
 
 
 def report_error(error: ComposeError) -> None:
-    if sys.stderr.isatty():
-        from compose import _render  # noqa: PLC0415  # rich costs ~30 ms: load it only to show it
+    if _terminal(sys.stderr) and _rich(lambda render: render.error_box(error, sys.stderr)):
+        return
+    write_text(sys.stderr, f"error: {error.format()}\n")
 
-        _render.error_box(error, sys.stderr)
-    else:
-        sys.stderr.write(f"error: {error.format()}\n")
+
+def write_text(stream: TextIO, text: str) -> None:
+    """Write `text`, escaping what the stream's encoding cannot hold (undecodable argv bytes
+    come back as surrogates): output must never be the thing that fails."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _terminal(stream: TextIO) -> bool:
+    return stream.isatty()
+
+
+def _rich(draw: Callable[[Any], None]) -> bool:
+    """Draw with rich (imported only now: it costs ~30 ms); False if the text cannot be shown."""
+    from compose import _render  # noqa: PLC0415
+
+    try:
+        draw(_render)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
     for message in caught:
         if issubclass(message.category, _OUR_WARNINGS):
-            sys.stderr.write(f"warning: {message.message}\n")
+            write_text(sys.stderr, f"warning: {message.message}\n")
         else:
             warnings.warn_explicit(
                 message.message, message.category, message.filename, message.lineno

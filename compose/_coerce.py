@@ -13,6 +13,7 @@ from typing import Any
 
 import tomli
 
+from compose._tree import MAX_DEPTH, too_deep
 from compose._types import Kind, Shape
 from compose.errors import ArgvError, ConfigValidationError
 
@@ -182,6 +183,13 @@ def _json(text: str, key: str, origin: str, expected: type) -> Any:
             value=text,
             origin=origin,
         ) from None
+    except (RecursionError, ValueError) as error:  # nested too deeply, an int too long
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise ArgvError(f"invalid JSON: {reason}", key=key, value=text, origin=origin) from None
+    if too_deep(value):
+        raise ArgvError(
+            f"JSON nested deeper than {MAX_DEPTH} levels", key=key, value=text, origin=origin
+        )
     if not isinstance(value, expected):
         want = "object" if expected is dict else "array"
         raise ArgvError(f"expects a JSON {want}", key=key, value=text, origin=origin)
@@ -204,5 +212,5 @@ def parse_toml_value(text: str) -> Any:
         return None  # the common case, text, costs no parse
     try:
         return tomli.loads(f"v = {text}")["v"]
-    except (tomli.TOMLDecodeError, RecursionError):
-        return None
+    except (tomli.TOMLDecodeError, RecursionError, ValueError):
+        return None  # ValueError: an integer longer than Python converts

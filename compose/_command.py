@@ -27,7 +27,7 @@ from pydantic import BaseModel, PydanticUserError
 from compose._api import check_keys, resolve
 from compose._argv import DeleteItem, FileItem, Item, split_argv
 from compose._bind import bind, plain_nones
-from compose._cli import EXIT_BAD_INPUT, report_error, warnings_as_lines
+from compose._cli import EXIT_BAD_INPUT, report_error, warnings_as_lines, write_text
 from compose._defaults import default_at
 from compose._dump import to_data, to_toml
 from compose._graph import Composed, compose_items
@@ -247,7 +247,7 @@ def explain(options: Options) -> int:
     with contextlib.suppress(ComposeError):
         resolve(final)  # the winner resolved too, where the composition resolves
     lines.append(f"  => {_winner(final, path, written)}")
-    sys.stdout.write("\n".join(lines) + "\n")
+    write_text(sys.stdout, "\n".join(lines) + "\n")
     return 0
 
 
@@ -337,7 +337,7 @@ def diff(options: Options) -> int:
     left = compose_argv(options.rest[:split], schema, resolved)
     right = compose_argv(options.rest[split + 1 :], schema, resolved)
     lines = list(_differences(left, right))
-    sys.stdout.write("".join(line + "\n" for line in lines) if lines else "no differences\n")
+    write_text(sys.stdout, "".join(line + "\n" for line in lines) if lines else "no differences\n")
     return 1 if lines else 0
 
 
@@ -372,9 +372,10 @@ def _print(text: str, lexer: str) -> None:
     if sys.stdout.isatty():
         from compose import _render  # noqa: PLC0415  # rich costs ~30 ms: load it only to show it
 
-        _render.syntax(text, lexer, sys.stdout)
-    else:
-        sys.stdout.write(text)
+        with contextlib.suppress(UnicodeEncodeError):
+            _render.syntax(text, lexer, sys.stdout)
+            return
+    write_text(sys.stdout, text)
 
 
 _COMMANDS: dict[str, Callable[[Options], int]] = {

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from compose._origin import DEFAULT, KeyPath, Origins
 from compose._schema import NO_DEFAULT, child_default, current_variant, plan_of
-from compose._tree import child
+from compose._tree import child, is_index
 from compose._types import Kind, Shape
 
 _INTERP = "${"
@@ -54,7 +54,7 @@ def _default_step(shape: Shape, node: Any, default: Any, segment: Any) -> tuple[
         inner = default if isinstance(default, model) else NO_DEFAULT
         return field.shape, child(node, segment), child_default(model, segment, inner)
     if shape.kind in (Kind.LIST, Kind.DICT, Kind.ANY):
-        if isinstance(segment, str) and segment.isdigit() and isinstance(node or default, list):
+        if isinstance(segment, str) and is_index(segment) and isinstance(node or default, list):
             segment = int(segment)  # interpolation paths give list indices as text
         item = shape.item if shape.item is not None else shape
         return item, child(node, segment), _child_default(default, segment)

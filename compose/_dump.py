@@ -168,11 +168,13 @@ def _string(text: str) -> str:
 
 
 def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) -> list[Path]:
-    """Write `OUTPUT_DIR/configs/NAME.toml` for each NAME -> model (or dict), all or nothing.
+    """Write `OUTPUT_DIR/configs/NAME.toml` for each NAME -> model (or dict).
 
-    Every file is rendered first, then written to a temporary file beside its target and renamed
-    over it, so a failure leaves no partial file; names are plain file stems, never paths, so
-    nothing is written outside `OUTPUT_DIR/configs`.
+    Every file is rendered and written to a temporary file beside its target before any is
+    renamed over its target, so a bad value or a full disk changes no file and leaves no
+    partial one; each rename is atomic (a failing rename itself, rare, can leave earlier files
+    renamed). Names are plain file stems, never paths: nothing is written outside
+    `OUTPUT_DIR/configs`.
     """
     directory = Path(output_dir) / "configs"
     texts = {_config_name(name): to_toml(value) for name, value in files.items()}
@@ -197,6 +199,10 @@ def _config_name(name: str) -> str:
 
 def _stage(directory: Path, name: str, text: str) -> Path:
     handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(text)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+    except BaseException:
+        os.unlink(temporary)  # a full disk or text UTF-8 cannot hold: leave nothing behind
+        raise
     return Path(temporary)

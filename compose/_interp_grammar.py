@@ -171,6 +171,8 @@ def parse(src: str) -> Element:
         return _parse_text(src)
     except RecursionError:
         raise GrammarError("interpolations nested too deeply") from None
+    except ValueError as error:  # an integer argument longer than Python converts
+        raise GrammarError(str(error)) from None
 
 
 def _parse_text(src: str) -> Element:

@@ -20,7 +20,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._origin import KeyPath
-from compose._tree import child
+from compose._tree import MAX_DEPTH, child, is_index
 from compose._types import ANY, Kind, Shape, shape_of_field
 from compose.errors import ArgvError, UnknownKeyError
 
@@ -154,6 +154,8 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
     defaults: list[Any] = []
     parent: Shape | None = None
     renamed: list[tuple[str, tuple[str, ...]]] = []
+    if len(segments) > MAX_DEPTH:
+        raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=shown)
     pending = list(segments)
     while pending:
         segment = pending.pop(0)
@@ -203,7 +205,7 @@ def _step(
             return None
         return name, plan_of(model).fields[name].shape, child_default(model, name, default)
     if kind is Kind.LIST:
-        if not segment.isdigit():
+        if not is_index(segment):
             raise ArgvError(
                 f"is a list: expected an index, got {segment!r}",
                 key=cli_key(root, tuple(path)),
@@ -216,6 +218,12 @@ def _step(
         item_default = default.get(segment, NO_DEFAULT) if isinstance(default, dict) else NO_DEFAULT
         return segment, shape.item or ANY, item_default
     if kind is Kind.ANY:
+        if isinstance(node, list) and not is_index(segment):
+            raise ArgvError(
+                f"is a list: expected an index, got {segment!r}",
+                key=cli_key(root, tuple(path)),
+                origin=shown,
+            )
         return _any_step(node, segment), ANY, NO_DEFAULT
     raise ArgvError(
         f"is a value, not a section: it has no key {segment!r}",
@@ -226,7 +234,7 @@ def _step(
 
 def _any_step(node: Any, segment: str) -> str | int:
     """Untyped data: an index into a list already there, else a verbatim key."""
-    if isinstance(node, list) and segment.isdigit():
+    if isinstance(node, list) and is_index(segment):
         return int(segment)
     return segment
 

@@ -12,6 +12,7 @@ from typing import Any
 import tomli
 
 from compose._origin import FileSource, KeyPath
+from compose._tree import MAX_DEPTH, too_deep
 from compose.errors import SourceError
 
 
@@ -55,10 +56,15 @@ def load_toml(shown: str, prefix: KeyPath = ()) -> tuple[dict[str, Any], FileSou
 
 def parse_toml(shown: str, text: str) -> dict[str, Any]:
     try:
-        return tomli.loads(text)
+        table = tomli.loads(text)
     except tomli.TOMLDecodeError as error:
         message = getattr(error, "msg", str(error))
         where = f"{shown}:{getattr(error, 'lineno', '?')}:{getattr(error, 'colno', '?')}"
         raise SourceError(f"invalid TOML: {message}", origin=where) from None
     except RecursionError:
         raise SourceError("invalid TOML: nested too deeply", origin=shown) from None
+    except ValueError as error:  # an integer longer than Python converts (4,300 digits)
+        raise SourceError(f"invalid TOML: {error}", origin=shown) from None
+    if too_deep(table):
+        raise SourceError(f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown)
+    return table

@@ -23,3 +23,28 @@ def put(node: Any, segment: str | int, value: Any) -> None:
             node[segment] = value
     else:
         node[segment] = value
+
+
+MAX_DEPTH = 100  # tables and lists nested deeper than any real config; walks stay recursive
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests more than `limit` tables or lists (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node)
+    return False
+
+
+_MAX_INDEX_DIGITS = 18  # past any list, and an int Python converts at once
+
+
+def is_index(segment: str) -> bool:
+    """An ASCII list index (`'²'.isdigit()` is true, but it is no index) of sane length."""
+    return segment.isascii() and segment.isdigit() and len(segment) <= _MAX_INDEX_DIGITS

@@ -1,0 +1,470 @@
+"""Safety (issue 7): a config is data. Nothing in it is executed or imported, the environment
+is read only through `${oc.env:...}`, and `write_configs` writes atomically and only inside
+`OUTPUT_DIR/configs`."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import errno
+import importlib
+import io
+import os
+import sys
+import tokenize
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from schemas import RLConfig, TrainerConfig
+
+import compose
+from compose import ArgvError, ComposeError, InterpolationError, to_toml, write_configs
+from compose._command import main
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+PACKAGE = Path(compose.__file__).parent
+SOURCES = sorted(PACKAGE.glob("*.py"))
+
+# --- no code from a config -------------------------------------------------------------------
+
+CODE_TEXTS = (
+    "__import__('os').system('touch pwned')",
+    "eval('1+1')",
+    "exec('import os')",
+    "!!python/object/apply:os.system ['touch pwned']",
+    "!!python/name:os.system",
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "$(touch pwned)",
+    "`touch pwned`",
+    "lambda: 1",
+    "os.system",
+    "pwned_by_config:Evil",
+)
+
+
+def toml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+@pytest.mark.parametrize("text", CODE_TEXTS)
+def test_code_in_a_value_stays_text(write: WriteFile, tmp_path: Path, text: str) -> None:
+    value = toml_string(text)
+    name = write(
+        "code.toml",
+        f"tag = {value}\n[trainer.model]\nname = {value}\n"
+        f"[inference.vllm_extra]\ncode = {value}\nlist = [{value}]\n",
+    )
+    config = compose.compose([name], schema=RLConfig)
+    assert config.tag == text
+    assert config.trainer.model.name == text
+    assert config.inference is not None
+    assert config.inference.vllm_extra == {"code": text, "list": [text]}
+    assert compose.compose([name])["tag"] == text
+    assert compose.parse(RLConfig, ["--tag", text]).tag == text
+    if text.startswith("{"):  # schema-less, a value starting with { is JSON on the CLI
+        with pytest.raises(ArgvError, match="invalid JSON"):
+            compose.compose([], [f"x={text}"])
+    else:
+        assert compose.compose([], [f"x={text}"])["x"] == text
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "${os.system:touch pwned}",
+        "${builtins.eval:1+1}",
+        "${__import__:os}",
+        "${subprocess.run:touch pwned}",
+        "${pwned_by_config.evil:1}",
+    ],
+)
+def test_a_resolver_name_is_never_a_python_path(
+    write: WriteFile, tmp_path: Path, text: str
+) -> None:
+    """Only registered resolvers run: a name that reads like a Python callable is unknown."""
+    name = write("resolver.toml", f"tag = {toml_string(text)}\n")
+    with pytest.raises(InterpolationError, match="unknown resolver"):
+        compose.compose([name], schema=RLConfig)
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_resolver_arguments_are_data(write: WriteFile, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_SUCH_VARIABLE_X", raising=False)
+    text = "${oc.env:NO_SUCH_VARIABLE_X,'__import__(\"os\").getcwd()'}"
+    assert compose.parse(RLConfig, ["--tag", text]).tag == '__import__("os").getcwd()'
+
+
+class _Imports:
+    """Every module name imported while installed (import statements and import_module)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.names: list[str] = []
+        real_import, real_import_module = builtins.__import__, importlib.import_module
+
+        def recording_import(name: str, *args: Any, **kwargs: Any) -> Any:
+            self.names.append(name)
+            return real_import(name, *args, **kwargs)
+
+        def recording_import_module(name: str, package: str | None = None) -> Any:
+            self.names.append(name)
+            return real_import_module(name, package)
+
+        monkeypatch.setattr(builtins, "__import__", recording_import)
+        monkeypatch.setattr(importlib, "import_module", recording_import_module)
+
+    def named(self, fragment: str) -> list[str]:
+        return [name for name in self.names if fragment in name]
+
+
+MODULE_NAMING_CONFIG = """\
+_target_ = "pwned_by_config.Evil"
+schema = "pwned_by_config:Evil"
+module = "pwned_by_config"
+type = "pwned_by_config.Evil"
+tag = "${pwned_by_config.attr}"
+[pwned_by_config]
+attr = "x"
+class = "pwned_by_config:Evil"
+[orchestrator.algo]
+type = "pwned_by_config"
+"""
+
+
+@pytest.fixture
+def bait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An importable module `pwned_by_config` that leaves a marker file when imported."""
+    marker = tmp_path / "imported.marker"
+    source = f"open({str(marker)!r}, 'w').close()\nclass Evil: pass\n"
+    (tmp_path / "pwned_by_config.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "pwned_by_config", raising=False)
+    return marker
+
+
+def test_compose_never_imports_a_module_a_config_names(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch, bait: Path
+) -> None:
+    name = write("modules.toml", MODULE_NAMING_CONFIG)
+    imports = _Imports(monkeypatch)
+    outcomes: list[object] = []
+    for call in (
+        lambda: compose.compose([name]),
+        lambda: compose.compose([name], schema=RLConfig),
+        lambda: compose.parse(RLConfig, ["@", name, "--tag", "pwned_by_config:Evil"]),
+        lambda: compose.compose([], ["x=pwned_by_config", "y=${oc.select:pwned_by_config,1}"]),
+        lambda: main(["show", "--resolved", "@", name]),
+        lambda: main(["show", "--", "--schema", "pwned_by_config:Evil"]),
+    ):
+        try:
+            outcomes.append(call())
+        except ComposeError as error:
+            outcomes.append(error)
+    assert outcomes[0]["schema"] == "pwned_by_config:Evil"  # type: ignore[index]
+    assert imports.named("pwned") == []
+    assert not bait.exists()
+
+
+def test_the_bait_module_is_importable(bait: Path) -> None:
+    """The check above is meaningful: importing the bait module does leave its marker."""
+    importlib.import_module("pwned_by_config")
+    assert bait.exists()
+    del sys.modules["pwned_by_config"]
+
+
+# --- the environment -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["$HOME", "${HOME", "%PATH%", "$env:PATH", "~", "~/runs", "$(echo hi)", "${{HOME}}"]
+)
+def test_shell_and_env_syntax_stays_literal(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    monkeypatch.setenv("HOME", "/home/someone")
+    monkeypatch.setenv("PATH", "/bin")
+    name = write("env.toml", f"[inference.vllm_extra]\nx = {toml_string(text)}\n")
+    try:
+        config = compose.compose([name], schema=RLConfig)
+    except InterpolationError:  # `${HOME` and `${{HOME}}` are bad interpolation syntax
+        assert "${" in text
+        return
+    assert config.inference is not None
+    assert config.inference.vllm_extra["x"] == text
+    assert compose.parse(RLConfig, ["--output-dir", text]).output_dir == Path(text)
+
+
+def test_an_interpolation_of_an_env_name_is_a_config_key(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`${HOME}` names the config key HOME, never the environment variable."""
+    monkeypatch.setenv("HOME", "/home/someone")
+    name = write("env.toml", 'tag = "${HOME}"\n')
+    with pytest.raises(InterpolationError, match="key HOME not found"):
+        compose.compose([name], schema=RLConfig)
+
+
+def test_oc_env_reads_the_environment(write: WriteFile, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RL_RUN_TAG", "from-env")
+    name = write("env.toml", 'tag = "${oc.env:RL_RUN_TAG}"\n')
+    assert compose.compose([name], schema=RLConfig).tag == "from-env"
+
+
+APP_STYLE_ENV = {
+    "RL_TRAINER__OPTIM__LR": "0.5",
+    "RL_TRAINER__MICRO_BATCH_SIZE": "2",
+    "RL_SEED": "5",
+    "RL_TAG": "from-env",
+    "SEED": "6",
+    "TAG": "from-env",
+    "TRAINER__MICRO_BATCH_SIZE": "3",
+    "COMPOSE_SEED": "7",
+    "RLCONFIG_SEED": "8",
+    "trainer.micro_batch_size": "4",
+}
+
+
+def test_environment_variables_are_not_a_layer(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """There is no env layer: variables shaped like settings overrides change nothing."""
+    for variable, value in APP_STYLE_ENV.items():
+        monkeypatch.setenv(variable, value)
+    name = write("empty.toml", "")
+    assert compose.parse(RLConfig, []) == RLConfig()
+    assert compose.compose([name], schema=RLConfig) == RLConfig()
+    assert compose.compose([name]) == {}
+
+
+class _RecordingEnviron(dict):  # type: ignore[type-arg]
+    """`os.environ` stand-in that records the names looked up."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        super().__init__(values)
+        self.read: list[str] = []
+
+    def __getitem__(self, key: str) -> str:
+        self.read.append(key)
+        return str(super().__getitem__(key))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.append(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self.read.append(str(key))
+        return super().__contains__(key)
+
+
+def test_the_environment_is_read_only_through_oc_env(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = _RecordingEnviron({**os.environ, "RL_RUN_TAG": "from-env", **APP_STYLE_ENV})
+    monkeypatch.setattr(os, "environ", recording)
+    plain = write("plain.toml", 'tag = "$HOME"\nseed = 3\n[trainer.model]\nname = "${tag}"\n')
+    compose.compose([plain], schema=RLConfig)
+    compose.parse(RLConfig, ["@", plain, "--max-steps", "3"])
+    assert recording.read == []
+    reading = write("reading.toml", 'tag = "${oc.env:RL_RUN_TAG}"\n')
+    assert compose.compose([reading], schema=RLConfig).tag == "from-env"
+    assert recording.read == ["RL_RUN_TAG"]
+
+
+# --- write_configs ---------------------------------------------------------------------------
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (relative name -> content)."""
+    return {
+        str(path.relative_to(root)): path.read_bytes() for path in root.rglob("*") if path.is_file()
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a/b",
+        "../rl",
+        "../../rl",
+        "..",
+        ".",
+        "",
+        "/etc/rl",
+        "/tmp/rl",
+        "a\0b",
+        "\0",
+        "configs/../../rl",
+        "sub\\rl",
+        ".hidden",
+    ],
+)
+def test_write_configs_refuses_names_that_leave_the_directory(tmp_path: Path, name: str) -> None:
+    output = tmp_path / "run"
+    output.mkdir()
+    with pytest.raises((ValueError, ComposeError)):
+        write_configs(output, {"ok": RLConfig(), name: RLConfig()})
+    assert tree(tmp_path) == {}
+
+
+def test_write_configs_writes_only_under_configs(tmp_path: Path) -> None:
+    written = write_configs(tmp_path / "run", {"rl": RLConfig(), "trainer": TrainerConfig()})
+    configs = (tmp_path / "run" / "configs").resolve()
+    assert all(path.resolve().parent == configs for path in written)
+    assert sorted(tree(tmp_path)) == ["run/configs/rl.toml", "run/configs/trainer.toml"]
+
+
+class _FailingStream(io.TextIOWrapper):
+    """A file stream whose `write` puts half the text on disk, then fails as a full disk."""
+
+    def write(self, text: str) -> int:
+        super().write(text[: len(text) // 2])
+        self.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.fixture
+def earlier_run(tmp_path: Path) -> dict[str, bytes]:
+    """An earlier dry run's configs, which a failed write must leave as they are."""
+    write_configs(tmp_path, {"rl": RLConfig(seed=1), "trainer": TrainerConfig()})
+    return tree(tmp_path)
+
+
+def test_a_write_failing_mid_file_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier_run: dict[str, bytes]
+) -> None:
+    real_fdopen = os.fdopen
+    opened: list[int] = []
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        opened.append(fd)
+        stream = real_fdopen(fd, *args, **kwargs)
+        if len(opened) < 2:
+            return stream
+        raw = stream.buffer
+        stream.detach()
+        return _FailingStream(raw, encoding="utf-8")
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    with pytest.raises(OSError, match="No space left"):
+        write_configs(tmp_path, {"rl": RLConfig(seed=2), "trainer": TrainerConfig(), "x": {}})
+    assert len(opened) == 2  # the first file was staged, the second failed half-way
+    assert tree(tmp_path) == earlier_run  # old files intact, no partial file, no temporary
+
+
+def test_a_value_that_cannot_be_encoded_leaves_no_file(
+    tmp_path: Path, earlier_run: dict[str, bytes]
+) -> None:
+    """A lone surrogate (an undecodable byte from argv) cannot be written as UTF-8."""
+    with pytest.raises((UnicodeError, ValueError, ComposeError)):
+        write_configs(tmp_path, {"rl": RLConfig(tag="caf\udce9")})
+    assert tree(tmp_path) == earlier_run
+
+
+def test_a_rename_failing_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier_run: dict[str, bytes]
+) -> None:
+    """Each target is replaced whole: after a failed rename every file is old or new, whole,
+    and no temporary file is left behind."""
+    real_replace = os.replace
+    renamed: list[str] = []
+
+    def replace(source: Any, target: Any) -> None:
+        renamed.append(str(target))
+        if len(renamed) == 2:
+            raise OSError(errno.EIO, "Input/output error")
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", replace)
+    new = {"rl": RLConfig(seed=2), "trainer": TrainerConfig(micro_batch_size=2)}
+    with pytest.raises(OSError, match="Input/output"):
+        write_configs(tmp_path, new)
+    after = tree(tmp_path)
+    assert sorted(after) == sorted(earlier_run)
+    for name, value in new.items():
+        key = f"configs/{name}.toml"
+        assert after[key] in (earlier_run[key], to_toml(value).encode())
+
+
+# --- the source itself -----------------------------------------------------------------------
+
+FORBIDDEN_MODULES = {
+    "pickle",
+    "cPickle",
+    "dill",
+    "cloudpickle",
+    "marshal",
+    "shelve",
+    "subprocess",
+    "runpy",
+    "ctypes",
+}
+FORBIDDEN_IMPORTS = {*FORBIDDEN_MODULES, "code", "codeop"}
+FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "__import__", "breakpoint"}
+FORBIDDEN_OS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
+IMPORT_MODULE_ALLOWED = {"_command.py"}  # `compose show --schema MODULE:CLASS`, a CLI option
+
+
+def code_names(path: Path) -> Iterator[tuple[int, str]]:
+    """Every name token of a module's code (strings, comments and docstrings skipped)."""
+    with path.open("rb") as stream:
+        for token in tokenize.tokenize(stream.readline):
+            if token.type == tokenize.NAME:
+                yield token.start[0], token.string
+
+
+def forbidden_calls(path: Path) -> Iterator[str]:
+    """Imports of forbidden modules, `eval(...)`-style calls of builtins and
+    `os.system(...)`-style calls, by the syntax tree (so `re.compile` is not `compile`)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            modules.append(getattr(node, "module", None) or "")
+            for module in modules:
+                if module.split(".")[0] in FORBIDDEN_IMPORTS:
+                    yield f"{path.name}:{node.lineno}: import {module}"
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in FORBIDDEN_BUILTINS:
+            yield f"{path.name}:{node.lineno}: {func.id}("
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "os"
+            and func.attr.startswith(FORBIDDEN_OS_CALLS)
+        ):
+            yield f"{path.name}:{node.lineno}: os.{func.attr}("
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.name)
+def test_the_source_has_no_code_execution(path: Path) -> None:
+    names = list(code_names(path))
+    modules = [f"{path.name}:{line}: {name}" for line, name in names if name in FORBIDDEN_MODULES]
+    assert modules == []
+    assert list(forbidden_calls(path)) == []
+    if path.name not in IMPORT_MODULE_ALLOWED:
+        importing = [name for _, name in names if name in ("import_module", "importlib")]
+        assert importing == []
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.name)
+def test_yaml_only_through_a_safe_loader(path: Path) -> None:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        if node.func.attr in ("load", "load_all", "unsafe_load", "full_load"):
+            owner = ast.unparse(node.func.value)
+            if "yaml" in owner:
+                loader = ast.unparse(node)
+                assert node.func.attr in ("load", "load_all"), loader
+                assert "SafeLoader" in loader or "CSafeLoader" in loader, loader
+
+
+def test_the_source_scan_sees_the_package() -> None:
+    names = {path.name for path in SOURCES}
+    assert {"_sources.py", "_interp.py", "_command.py", "_dump.py"} <= names
+    assert any(name == "import_module" for _, name in code_names(PACKAGE / "_command.py"))
