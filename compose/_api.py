@@ -64,6 +64,8 @@ def compose(
     composed = compose_items(items, schema)
     resolve(composed, resolvers)
     if schema is None:
+        if composed.pending:
+            raise gather(composed.pending)
         result: dict[str, Any] = plain_nones(composed.tree)
         return result
     return bind(composed, schema)  # type: ignore[no-any-return]
@@ -93,6 +95,14 @@ def resolve(composed: Composed, resolvers: Resolvers = None) -> None:
         composed.may_interpolate = True
     if not composed.may_interpolate:
         return
+    try:
+        _resolve_tree(composed, resolvers)
+    except ComposeError as error:  # with the flags' errors, all at once
+        raise gather([*composed.pending, *error.errors]) from None
+
+
+def _resolve_tree(composed: Composed, resolvers: Resolvers) -> None:
+    root = composed.root
     lookup = functools.partial(default_at, root, composed.tree) if root.model else None
     composed.tree = resolve_tree(
         composed.tree,
@@ -112,8 +122,8 @@ def _suggest_key(root: Shape, key: str) -> str | None:
 def check_keys(composed: Composed) -> None:
     """Raise for keys the schema does not have, without binding (nothing resolved yet)."""
     errors = unknown_keys(composed) if composed.root.model is not None else []
-    if errors:
-        raise gather(errors)
+    if composed.pending or errors:
+        raise gather([*composed.pending, *errors])
 
 
 def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:

@@ -38,6 +38,7 @@ from compose.errors import (
 def bind(composed: Composed, schema: type[BaseModel]) -> Any:
     """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
     binder = _Binder(composed)
+    binder.errors.extend(composed.pending)
     tree = binder.prepare(composed.tree, composed.root, NO_DEFAULT, ())
     try:
         instance = schema.model_validate(tree)

@@ -22,7 +22,7 @@ from compose._schema import NO_DEFAULT, Target, cli_key, walk
 from compose._sources import load_toml
 from compose._tree import child, put
 from compose._types import ANY, Kind, Shape, shape_of
-from compose.errors import ArgvError, ComposeError, UnknownKeyError, gather
+from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
 
 
 @dataclass
@@ -34,6 +34,7 @@ class Composed:
     root: Shape
     sources: list[FileSource] = field(default_factory=list)
     may_interpolate: bool = False  # some node holds "${" or "???": resolution has work to do
+    pending: list[ComposeError] = field(default_factory=list)  # reported with validation's
 
     def show_key(self, path: KeyPath) -> str:
         if self.root.model is None:
@@ -65,7 +66,7 @@ def compose_items(items: list[Item], schema: type[BaseModel] | None) -> Composed
             merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
-    _apply_values(merger, values)
+    composed.pending = _apply_values(merger, values)
     composed.may_interpolate = composed.may_interpolate or any(
         _marks_resolution(token) for item in values for token in item.tokens
     )
@@ -121,11 +122,12 @@ def _check_section(composed: Composed, target: Target, item: FileItem) -> None:
     )
 
 
-def _apply_values(merger: Merger, values: list[ValueItem]) -> None:
+def _apply_values(merger: Merger, values: list[ValueItem]) -> list[ComposeError]:
     """Tags first (they choose the variant other flags resolve against), then in order.
 
     A flag that does not resolve yet may belong to a variant a later tag chooses: it waits for
-    the second pass, which reports it if it still does not resolve.
+    the second pass. Unknown flags and values their type rejects are returned, to be reported
+    with the validation errors, all at once.
     """
     deferred: list[ValueItem] = []
     written = _Written()
@@ -144,13 +146,11 @@ def _apply_values(merger: Merger, values: list[ValueItem]) -> None:
     for item in deferred:
         try:
             target, negated = _resolve_value(merger, item)
-        except UnknownKeyError as unknown:  # report every unknown flag, not only the first
-            errors.append(unknown)
-            continue
-        written.add(target, item)
-        _assign(merger, target, _value_of(item, target, negated), item)
-    if errors:
-        raise gather(errors)
+            written.add(target, item)
+            _assign(merger, target, _value_of(item, target, negated), item)
+        except (UnknownKeyError, ConfigValidationError) as error:
+            errors.append(error)
+    return errors
 
 
 class _Written:

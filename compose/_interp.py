@@ -570,7 +570,12 @@ class _Resolution:
         return _omegaconf_resolver(name)
 
     def _known(self) -> list[str]:
-        names = {*self.resolvers, *_REGISTRY, *_BUILTINS, *_omegaconf_registry()}
+        usable = {
+            name
+            for name, wrapper in _omegaconf_registry().items()
+            if not isinstance(_unwrap_omegaconf(name, wrapper), functools.partial)
+        }  # omegaconf's own node-based resolvers would only refuse: not worth naming
+        names = {*self.resolvers, *_REGISTRY, *_BUILTINS, *usable}
         return sorted(names)
 
     # -- budget and errors

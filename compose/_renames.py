@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from compose._origin import FileSource, KeyPath
 from compose._schema import RENAMES_ATTR, plan_of, renames_of
 from compose._types import Kind, Shape
-from compose.errors import ComposeError
+from compose.errors import ConfigValidationError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -74,7 +74,7 @@ def move_renamed(
     _move_in(table, shape, (), source, moves)
     for move in moves:
         if move.conflict:
-            raise ComposeError(
+            raise ConfigValidationError(
                 f"both `{move.old[-1]}` and its new name `{'.'.join(move.renamed_to)}` are "
                 f"set; keep only `{'.'.join(move.renamed_to)}`",
                 key=show_key((*source.prefix, *move.old)),

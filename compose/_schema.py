@@ -316,24 +316,43 @@ _INDEX = re.compile(r"\.(\d+)(?=\.|$)")
 
 
 def suggest(root: Shape, key: str) -> str | None:
-    """The closest valid flag to `key`.
+    """The closest valid flag to `key`, or None when nothing is really close.
 
-    A flag with the same last segment elsewhere wins (a key put in the wrong section), else
-    the closest full dotted path; list indices the user wrote are kept.
+    The same key in another section wins (a key put in the wrong section); then a sibling whose
+    last segment is close (a typo in the key); then a flag whose whole path is very close (a
+    typo in a section name). Shared prefixes are not similarity, and an ancestor of the key is
+    never suggested. List indices the user wrote are kept.
     """
     if root.model is None:
         return None
     indices = _INDEX.findall(key)
     wanted = _INDEX.sub(".0", key.replace("_", "-"))
-    candidates = all_flags(root.model)
-    leaf = wanted.rsplit(".", 1)[-1].removeprefix("--")
-    same_leaf = [c for c in candidates if c.rsplit(".", 1)[-1].removeprefix("--") == leaf]
-    pool, cutoff = (same_leaf, 0.0) if same_leaf else (candidates, 0.6)
-    matches = difflib.get_close_matches(wanted, pool, n=1, cutoff=cutoff)
-    if not matches:
+    found = _closest(wanted, all_flags(root.model))
+    if found is None:
         return None
     given = iter(indices)
-    return _INDEX.sub(lambda m: "." + next(given, m.group(1)), matches[0])
+    return _INDEX.sub(lambda m: "." + next(given, m.group(1)), found)
+
+
+def _closest(wanted: str, candidates: list[str]) -> str | None:
+    parent, _, leaf = wanted.rpartition(".")
+    leaf = leaf.removeprefix("--")
+    candidates = [c for c in candidates if not wanted.startswith(c + ".")]
+    same_leaf = [c for c in candidates if _leaf(c) == leaf]
+    if same_leaf:
+        return difflib.get_close_matches(wanted, same_leaf, n=1, cutoff=0.0)[0]
+    siblings = {_leaf(c): c for c in candidates if c.rpartition(".")[0] == parent}
+    close = difflib.get_close_matches(leaf, list(siblings), n=1, cutoff=0.75)
+    if close:
+        return siblings[close[0]]
+    depth = wanted.count(".")
+    peers = [c for c in candidates if c.count(".") == depth]
+    matches = difflib.get_close_matches(wanted, peers, n=1, cutoff=0.85)
+    return matches[0] if matches else None
+
+
+def _leaf(flag: str) -> str:
+    return flag.rpartition(".")[2].removeprefix("--")
 
 
 @functools.lru_cache(maxsize=64)

@@ -13,10 +13,12 @@ hundred examples take a few seconds.
 
 from __future__ import annotations
 
+import enum
 import functools
 import itertools
 import keyword
 import operator
+from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
 from hypothesis import strategies as st
@@ -198,3 +200,139 @@ def instances(draw: st.DrawFn) -> BaseConfig:
     """A value of a freshly drawn schema."""
     _, values = draw(schemas())
     return draw(values)
+
+
+# --- richer schemas, and schema-less TOML documents (test_laws.py) -----------------------------
+#
+# `rich_schemas()` adds to `schemas()` what a schema can also hold: unicode field names, dicts of
+# text, floats, lists and models, lists of union variants, optional unions, enums and paths.
+# `documents()` draws plain dicts as a TOML file holds them, for the schema-less laws.
+
+
+class Colour(str, enum.Enum):
+    red = "red"
+    dark_blue = "dark blue"
+
+
+class Level(enum.IntEnum):
+    low = 1
+    high = 2
+
+
+rich_field_names = (field_names | st.sampled_from(["é", "日本", "ñame", "größe"])).filter(_usable)
+finite_floats = st.floats(allow_nan=False, allow_infinity=False)
+
+rich_scalar_kinds: st.SearchStrategy[FieldKind] = st.one_of(
+    scalar_kinds,
+    st.just((dict[str, str], st.dictionaries(texts, texts, max_size=3))),
+    st.just((dict[str, float | None], st.dictionaries(texts, st.none() | floats, max_size=3))),
+    st.just(
+        (dict[str, list[str]], st.dictionaries(texts, st.lists(texts, max_size=2), max_size=2))
+    ),
+    st.just((list[str], st.lists(texts, max_size=3))),
+    st.just((list[float], st.lists(floats, max_size=3))),
+    st.just((list[bool], st.lists(st.booleans(), max_size=3))),
+    st.just((list[int | None], st.lists(st.none() | ints, max_size=3))),
+    st.just((Colour, st.sampled_from(Colour))),
+    st.just((Level, st.sampled_from(Level))),
+    st.just((Colour | None, st.none() | st.sampled_from(Colour))),
+    st.just((PurePosixPath, st.sampled_from([PurePosixPath("a/b"), PurePosixPath("é.toml")]))),
+)
+
+
+@st.composite
+def rich_models(
+    draw: st.DrawFn,
+    depth: int = MAX_DEPTH,
+    tag: str | None = None,
+    fields: tuple[int, int] = (1, 4),
+) -> tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]]:
+    """As `models`, over `rich_field_kinds`."""
+    least, most = fields
+    names = draw(st.lists(rich_field_names, min_size=least, max_size=most, unique=True))
+    definitions: dict[str, Any] = {}
+    values: dict[str, st.SearchStrategy[Any]] = {}
+    if tag is not None:
+        definitions[TAG] = (Literal[tag], tag)
+    for name in names:
+        annotation, strategy = draw(rich_field_kinds(depth))
+        has_default = draw(st.booleans())
+        definitions[name] = (annotation, draw(strategy) if has_default else ...)
+        values[name] = strategy
+    model = create_model(_class_name("Rich"), __base__=BaseConfig, **definitions)
+    return model, st.builds(model, **values)
+
+
+@st.composite
+def rich_unions(draw: st.DrawFn, depth: int) -> tuple[Any, list[st.SearchStrategy[Any]]]:
+    tags = draw(st.lists(st.sampled_from(["adamw", "muon", "sgd"]), min_size=2, unique=True))
+    variants = [draw(rich_models(depth, tag=tag)) for tag in tags]
+    union = functools.reduce(operator.or_, [model for model, _ in variants])
+    return Annotated[union, Field(discriminator=TAG)], [values for _, values in variants]
+
+
+def _optional_union(pair: tuple[Any, list[st.SearchStrategy[Any]]]) -> FieldKind:
+    annotation, values = pair
+    return annotation | None, st.none() | st.one_of(values)
+
+
+def _union_list(pair: tuple[Any, list[st.SearchStrategy[Any]]]) -> FieldKind:
+    annotation, values = pair
+    return list[annotation], st.lists(st.one_of(values), max_size=MAX_ITEMS)  # type: ignore[valid-type]
+
+
+def _model_dict(pair: tuple[type[BaseConfig], st.SearchStrategy[Any]]) -> FieldKind:
+    model, values = pair
+    return dict[str, model], st.dictionaries(texts, values, max_size=MAX_ITEMS)  # type: ignore[valid-type]
+
+
+def rich_field_kinds(depth: int) -> st.SearchStrategy[FieldKind]:
+    if depth <= 0:
+        return rich_scalar_kinds
+    sub = rich_models(depth - 1)
+    unions = rich_unions(depth - 1)
+    return st.one_of(
+        rich_scalar_kinds,
+        rich_scalar_kinds,
+        sub,
+        sub.map(_optional_section),
+        sub.map(_model_list),
+        sub.map(_model_dict),
+        unions.map(lambda pair: (pair[0], st.one_of(pair[1]))),
+        unions.map(_optional_union),
+        unions.map(_union_list),
+    )
+
+
+@st.composite
+def rich_schemas(draw: st.DrawFn) -> tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]]:
+    return draw(rich_models(MAX_DEPTH, fields=(3, 6)))
+
+
+@st.composite
+def rich_instances(draw: st.DrawFn) -> BaseConfig:
+    _, values = draw(rich_schemas())
+    return draw(values)
+
+
+# Schema-less documents: what `compose([files])` merges. `MANDATORY` stands for a `???` marker
+# (written into the file as "???" by `document_text`; any other "???" text is escaped literal).
+MANDATORY = "\x00mandatory\x00"
+document_keys = st.sampled_from(
+    ["a", "b", "c", "a.b", "a-b", "é", "日本", "None", "type", "???", "${a}", " ", ""]
+)
+document_scalars = st.one_of(ints, floats, st.booleans(), texts, st.none())
+
+
+def documents(mandatory: bool = True) -> st.SearchStrategy[dict[str, Any]]:
+    """A TOML document as a dict: tables, arrays (of tables too), every scalar kind TOML has
+    (but datetimes), None (written "None"), and now and then a `???` marker."""
+    leaves = document_scalars | st.just(MANDATORY) if mandatory else document_scalars
+    values = st.recursive(
+        leaves,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(document_keys, inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+    return st.dictionaries(document_keys, values, max_size=4)

@@ -1,0 +1,1026 @@
+"""The error catalogue, as data: one entry per class of bad input a user can make.
+
+Each `Case` says what the user did, the inputs (files as text and an argv for an entrypoint, or
+`compose()` sources and overrides), the exception class, the exact `str(error)`, the `.key` and
+`.origin` the error must carry, and how to fix it. `test_error_catalogue.py` runs every entry
+and renders the whole catalogue as `docs/09-error-catalogue.md` ("errors you may see and how to
+fix them"), so the page shows exactly what the engine prints.
+
+An entry whose `bug` is set pins what the engine *should* print, not what it prints today: its
+test fails until the engine is fixed (`bug` says what is wrong).
+
+Argv entries run `parse(schema, argv)`, which is what an entrypoint `app` built with
+`cli(schema)` does with `app ARGV...`; `{cwd}` in a message stands for the working directory.
+Most entries use `RLConfig` from `schemas.py`, a prime-rl-shaped schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+from schemas import NoDefaultVariant, Required, RLConfig
+
+from compose import (
+    ArgvError,
+    BaseConfig,
+    ComposeError,
+    ConfigValidationError,
+    ErrorGroup,
+    InterpolationError,
+    SourceError,
+    UnknownKeyError,
+    renamed,
+)
+
+CWD = "{cwd}"
+
+
+@renamed({"max_tokens": "max_completion_tokens"})
+class RenamedOrchestrator(BaseConfig):
+    max_completion_tokens: int = 512
+    """Longest completion to sample (formerly `max_tokens`)."""
+
+
+class Renamed(BaseConfig):
+    """A schema whose `orchestrator.max_tokens` was renamed to `max_completion_tokens`."""
+
+    orchestrator: RenamedOrchestrator = RenamedOrchestrator()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One class of bad input: what the user did, what they see, how they fix it."""
+
+    name: str
+    """A slug: the test id and the doc's anchor."""
+    title: str
+    did: str
+    """What you did, in one line."""
+    error: type[ComposeError]
+    message: str
+    """The exact `str(error)`; `{cwd}` stands for the working directory."""
+    key: str | None
+    """The error's `.key` (None where no key applies: a file that cannot be read, a stray token)."""
+    origin: str | None
+    """The error's `.origin`: `FILE:LINE`, the flag as typed, or None where none applies."""
+    fix: str
+    """How to fix it, in one line."""
+    files: Mapping[str, str | bytes] = field(default_factory=dict)
+    dirs: tuple[str, ...] = ()
+    argv: tuple[str, ...] | None = None
+    """`parse(schema, argv)`; when None, `compose(sources, overrides, schema=schema)`."""
+    sources: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+    schema: type[BaseModel] = RLConfig
+    unset_env: tuple[str, ...] = ()
+    bug: str = ""
+    """Set when the engine does not print `message` yet: what it does wrong."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """A heading that groups the entries after it."""
+
+    title: str
+
+
+def _argv(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+ENTRIES: tuple[Part | Case, ...] = (
+    Part("Files that cannot be read"),
+    Case(
+        name="missing-file",
+        title="A file that does not exist",
+        did="Named a file node whose path does not exist (here a typo: bsae.toml for base.toml).",
+        files={"base.toml": "seed = 1\n"},
+        argv=_argv("@ bsae.toml"),
+        error=SourceError,
+        message=f"bsae.toml: file not found; looked in {CWD}",
+        key=None,
+        origin="bsae.toml",
+        fix="Check the spelling; a relative path is relative to the working directory shown.",
+    ),
+    Case(
+        name="directory-as-file",
+        title="A directory given as a file",
+        did="Gave a directory where a TOML file was expected.",
+        dirs=("conf",),
+        files={"conf/rl.toml": "seed = 1\n"},
+        argv=_argv("@ conf"),
+        error=SourceError,
+        message="conf: is a directory, not a file",
+        key=None,
+        origin="conf",
+        fix="Name a file inside it: `@ conf/rl.toml`.",
+    ),
+    Case(
+        name="not-utf8",
+        title="A file that is not UTF-8",
+        did="Loaded a file saved in Latin-1 (the é of café is the byte 0xe9).",
+        files={"run.toml": "[trainer.model]\nname = 'café'\n".encode("latin-1")},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:2: not valid UTF-8 (byte 0xe9)",
+        key=None,
+        origin="run.toml:2",
+        fix="Save the file as UTF-8 (TOML files are UTF-8): `iconv -f latin1 -t utf-8`.",
+    ),
+    Part("TOML syntax"),
+    Case(
+        name="toml-unclosed-header",
+        title="TOML: a table header without its `]`",
+        did="Wrote `[trainer` instead of `[trainer]`.",
+        files={"run.toml": "[trainer\nmicro_batch_size = 8\n"},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:1:9: invalid TOML: Expected ']' at the end of a table declaration",
+        key=None,
+        origin="run.toml:1:9",
+        fix="Close the header: `[trainer]`.",
+    ),
+    Case(
+        name="toml-missing-equals",
+        title="TOML: `key: value` instead of `key = value`",
+        did="Wrote YAML's `name: 'x'` in a TOML file.",
+        files={"run.toml": "[trainer.model]\nname: 'Qwen/Qwen3-8B'\n"},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:2:5: invalid TOML: Expected '=' after a key in a key/value pair",
+        key=None,
+        origin="run.toml:2:5",
+        fix="TOML assigns with `=`: `name = 'Qwen/Qwen3-8B'`.",
+    ),
+    Case(
+        name="toml-unquoted-string",
+        title="TOML: a string without quotes",
+        did="Wrote `name = Qwen/Qwen3-8B` without quotes.",
+        files={"run.toml": "[trainer.model]\nname = Qwen/Qwen3-8B\n"},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:2:8: invalid TOML: Invalid value",
+        key=None,
+        origin="run.toml:2:8",
+        fix="Quote text in TOML: `name = 'Qwen/Qwen3-8B'` (only numbers, booleans, arrays and "
+        "tables go bare).",
+    ),
+    Case(
+        name="toml-unterminated-string",
+        title="TOML: a string that is never closed",
+        did='Forgot the closing quote: `tag = "run-1`.',
+        files={"run.toml": 'tag = "run-1\nseed = 1\n'},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:1:13: invalid TOML: Illegal character '\\n'",
+        key=None,
+        origin="run.toml:1:13",
+        fix='Close the string on the same line: `tag = "run-1"` (use """ for text over several '
+        "lines).",
+    ),
+    Case(
+        name="toml-duplicate-key",
+        title="TOML: the same key twice in one file",
+        did="Set `seed` twice in one file.",
+        files={"run.toml": "seed = 1\nmax_steps = 10\nseed = 2\n"},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:3:9: invalid TOML: Cannot overwrite a value",
+        key=None,
+        origin="run.toml:3:9",
+        fix="Keep one of them; to override a value, put it in a later file or on the command line.",
+    ),
+    Case(
+        name="toml-table-twice",
+        title="TOML: the same table header twice",
+        did="Opened `[trainer]` a second time further down the file.",
+        files={"run.toml": "[trainer]\nmicro_batch_size = 8\n\n[trainer]\nlr_warmup_steps = 10\n"},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:4:9: invalid TOML: Cannot declare ('trainer',) twice",
+        key=None,
+        origin="run.toml:4:9",
+        fix="Merge the two `[trainer]` tables into one.",
+    ),
+    Case(
+        name="toml-unclosed-array",
+        title="TOML: an array without its `]`",
+        did="Forgot the `]` of an array; the parser notices on the next line.",
+        files={"run.toml": "[orchestrator]\nscores = [1, 2\nseq_len = 1024\n"},
+        argv=_argv("@ run.toml"),
+        error=SourceError,
+        message="run.toml:3:1: invalid TOML: Unclosed array",
+        key=None,
+        origin="run.toml:3:1",
+        fix="Close the array: `scores = [1, 2]` (the error points at where the parser gave up).",
+    ),
+    Part("Unknown keys in files"),
+    Case(
+        name="unknown-key-in-file",
+        title="An unknown key in a file",
+        did="Misspelled a top-level key in a file.",
+        files={"run.toml": "sed = 3\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message="--sed = 3 (from run.toml:1): unknown key; did you mean --seed?",
+        key="--sed",
+        origin="run.toml:1",
+        fix="Use the key suggested, or look the keys up with `app --help`.",
+    ),
+    Case(
+        name="unknown-nested-key-in-file",
+        title="An unknown key in a table",
+        did="Misspelled a key inside `[trainer.model]`.",
+        files={"run.toml": "[trainer.model]\nnmae = 'Qwen/Qwen3-8B'\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--trainer.model.nmae = 'Qwen/Qwen3-8B' (from run.toml:2): unknown key; "
+            "did you mean --trainer.model.name?"
+        ),
+        key="--trainer.model.nmae",
+        origin="run.toml:2",
+        fix="Use the key suggested: in the file, `name` under `[trainer.model]`.",
+    ),
+    Case(
+        name="key-in-wrong-section-of-file",
+        title="A key in the wrong table",
+        did="Put `seq_len`, an orchestrator key, under `[trainer]`.",
+        files={"run.toml": "[trainer]\nseq_len = 4096\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--trainer.seq-len = 4096 (from run.toml:2): unknown key; "
+            "did you mean --orchestrator.seq-len?"
+        ),
+        key="--trainer.seq-len",
+        origin="run.toml:2",
+        fix="Move the key to the table the suggestion names: `[orchestrator]`.",
+    ),
+    Case(
+        name="unknown-table-in-file",
+        title="A table at the wrong level",
+        did="Wrote `[wandb]` at the top level; it lives under the orchestrator.",
+        files={"run.toml": "[wandb]\nproject = 'rl'\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--wandb = {'project': 'rl'} (from run.toml:1): unknown key; "
+            "did you mean --orchestrator.wandb?"
+        ),
+        key="--wandb",
+        origin="run.toml:1",
+        fix="Rename the header to the suggested path: `[orchestrator.wandb]`.",
+    ),
+    Case(
+        name="unknown-key-in-list-element",
+        title="An unknown key in an element of a list of tables",
+        did="Misspelled a key in the first `[[orchestrator.env]]` element.",
+        files={"run.toml": "[[orchestrator.env]]\nid = 'reverse-text'\nwieght = 2.0\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--orchestrator.env.0.wieght = 2.0 (from run.toml:3): unknown key; "
+            "did you mean --orchestrator.env.0.weight?"
+        ),
+        key="--orchestrator.env.0.wieght",
+        origin="run.toml:3",
+        fix="Use the key suggested; the index (0) says which element holds the typo.",
+    ),
+    Case(
+        name="key-of-another-variant-in-file",
+        title="A key of another variant of a union",
+        did="Set `momentum` (a Muon key) while the optimizer is still the default, AdamW.",
+        files={"run.toml": "[trainer.optim]\nmomentum = 0.9\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--trainer.optim.momentum = 0.9 (from run.toml:2): unknown key; "
+            "only muon has it: choose it with --trainer.optim.type muon"
+        ),
+        key="--trainer.optim.momentum",
+        origin="run.toml:2",
+        fix="Choose the variant that has the key: `type = 'muon'` in the same table (or the flag "
+        "shown).",
+    ),
+    Case(
+        name="kebab-key-in-file",
+        title="A kebab-case key in a file",
+        did="Wrote `batch-size` (the flag's spelling) in a TOML file.",
+        files={"run.toml": "[orchestrator]\nbatch-size = 64\n"},
+        argv=_argv("@ run.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--orchestrator.batch-size = 64 (from run.toml:2): unknown key; "
+            "keys in files are snake_case: write batch_size"
+        ),
+        key="--orchestrator.batch-size",
+        origin="run.toml:2",
+        fix="Flags are kebab-case, TOML keys snake_case: `batch_size = 64`.",
+    ),
+    Case(
+        name="unknown-key-in-section-file",
+        title="An unknown key in a file loaded into a section",
+        did="Loaded model.toml into `--trainer.model`; its keys are relative to that section.",
+        files={"model.toml": "nmae = 'Qwen/Qwen3-8B'\n"},
+        argv=_argv("--trainer.model @ model.toml"),
+        error=UnknownKeyError,
+        message=(
+            "--trainer.model.nmae = 'Qwen/Qwen3-8B' (from model.toml:1): unknown key; "
+            "did you mean --trainer.model.name?"
+        ),
+        key="--trainer.model.nmae",
+        origin="model.toml:1",
+        fix="Fix the key in the file; the message shows its full path in the config.",
+    ),
+    Part("Unknown flags and override keys"),
+    Case(
+        name="unknown-flag",
+        title="A misspelled flag",
+        did="Typed `--max-step` for `--max-steps`.",
+        argv=_argv("--max-step 100"),
+        error=UnknownKeyError,
+        message="--max-step = '100': unknown key; did you mean --max-steps?",
+        key="--max-step",
+        origin="--max-step",
+        fix="Use the flag suggested, or list the flags with `app --help`.",
+    ),
+    Case(
+        name="flag-in-wrong-section",
+        title="A flag under the wrong section",
+        did="Typed `--trainer.batch-size`; the batch size is the orchestrator's.",
+        argv=_argv("--trainer.batch-size 64"),
+        error=UnknownKeyError,
+        message="--trainer.batch-size = '64': unknown key; did you mean --orchestrator.batch-size?",
+        key="--trainer.batch-size",
+        origin="--trainer.batch-size",
+        fix="Use the full path suggested: `--orchestrator.batch-size 64`.",
+    ),
+    Case(
+        name="unknown-flag-in-list-element",
+        title="A misspelled field of a list element",
+        did="Typed `--orchestrator.env.0.idd` for the `id` of the first env.",
+        argv=_argv("--orchestrator.env.0.idd math"),
+        error=UnknownKeyError,
+        message=(
+            "--orchestrator.env.0.idd = 'math': unknown key; did you mean --orchestrator.env.0.id?"
+        ),
+        key="--orchestrator.env.0.idd",
+        origin="--orchestrator.env.0.idd",
+        fix="Use the flag suggested: `--orchestrator.env.0.id math`.",
+    ),
+    Case(
+        name="flag-of-another-variant",
+        title="A flag of another variant of a union",
+        did="Set `--orchestrator.algo.temperature` while the algorithm is the default, grpo.",
+        argv=_argv("--orchestrator.algo.temperature 0.7"),
+        error=UnknownKeyError,
+        message=(
+            "--orchestrator.algo.temperature = '0.7': unknown key; only max_rl has it: "
+            "choose it with --orchestrator.algo.type max_rl"
+        ),
+        key="--orchestrator.algo.temperature",
+        origin="--orchestrator.algo.temperature",
+        fix="Choose the variant too: `--orchestrator.algo.type max_rl "
+        "--orchestrator.algo.temperature 0.7`.",
+    ),
+    Case(
+        name="unknown-flag-without-close-match",
+        title="A flag that resembles no key",
+        did="Typed `--trainer.epochs`, which is like no key of the schema.",
+        argv=_argv("--trainer.epochs 3"),
+        error=UnknownKeyError,
+        message="--trainer.epochs = '3': unknown key",
+        key="--trainer.epochs",
+        origin="--trainer.epochs",
+        fix="List the keys with `app --help trainer`; the schema may call it something else "
+        "(here `--max-steps`).",
+        bug=(
+            "adds `did you mean --trainer.ckpt?`, a key that only shares the `--trainer.` prefix "
+            "(compose/_schema.py `suggest` scores whole dotted paths, so a long common prefix "
+            "passes its 0.6 cutoff)"
+        ),
+    ),
+    Case(
+        name="unknown-key-in-override",
+        title="An unknown key in a `compose()` override",
+        did="Passed an override string naming a key the schema does not have.",
+        files={"base.toml": "seed = 1\n"},
+        sources=("base.toml",),
+        overrides=("trainer.micro_batch=3",),
+        error=UnknownKeyError,
+        message=(
+            "--trainer.micro-batch = '3' (from override trainer.micro_batch): unknown key; "
+            "did you mean --trainer.micro-batch-size?"
+        ),
+        key="--trainer.micro-batch",
+        origin="override trainer.micro_batch",
+        fix="Use the key suggested (`trainer.micro_batch_size=3`).",
+    ),
+    Part("Values the schema rejects"),
+    Case(
+        name="wrong-type-in-file",
+        title="A value of the wrong type in a file",
+        did="Wrote a word where the schema wants an integer.",
+        files={"run.toml": "[trainer]\nmicro_batch_size = 'eight'\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.micro-batch-size = 'eight' (from run.toml:2): "
+            "Input should be a valid integer, unable to parse string as an integer"
+        ),
+        key="--trainer.micro-batch-size",
+        origin="run.toml:2",
+        fix="Give a value of the field's type (`app --help` shows it): `micro_batch_size = 8`.",
+    ),
+    Case(
+        name="wrong-type-on-command-line",
+        title="A flag value of the wrong type",
+        did="Gave a word to a float flag.",
+        argv=_argv("--trainer.optim.lr fast"),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.optim.lr = 'fast': Input should be a valid number, "
+            "unable to parse string as a number"
+        ),
+        key="--trainer.optim.lr",
+        origin="--trainer.optim.lr",
+        fix="Give a number: `--trainer.optim.lr 3e-4`.",
+    ),
+    Case(
+        name="wrong-type-in-list",
+        title="A list element of the wrong type",
+        did="Gave a word among the integers of a `list[int]` flag.",
+        argv=_argv("--orchestrator.scores 1 two 3"),
+        error=ConfigValidationError,
+        message=(
+            "--orchestrator.scores.1 = 'two' (from --orchestrator.scores): "
+            "Input should be a valid integer, unable to parse string as an integer"
+        ),
+        key="--orchestrator.scores.1",
+        origin="--orchestrator.scores",
+        fix="Fix the element the index names (counting from 0): `--orchestrator.scores 1 2 3`.",
+    ),
+    Case(
+        name="wrong-type-in-dict",
+        title="A dict value of the wrong type",
+        did="Wrote an integer in `env_vars`, a `dict[str, str]`.",
+        files={"run.toml": "[trainer.env_vars]\nCUDA_VISIBLE_DEVICES = 0\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.env-vars.CUDA_VISIBLE_DEVICES = 0 (from run.toml:2): "
+            "Input should be a valid string"
+        ),
+        key="--trainer.env-vars.CUDA_VISIBLE_DEVICES",
+        origin="run.toml:2",
+        fix="Quote it: `CUDA_VISIBLE_DEVICES = '0'`.",
+    ),
+    Case(
+        name="value-fits-no-member-of-union",
+        title="A value that fits none of the types of a union",
+        did="Gave 1.5 to `seed: int | str | None`.",
+        files={"run.toml": "[orchestrator.sampling]\nseed = 1.5\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--orchestrator.sampling.seed = 1.5 (from run.toml:2): Input should be a valid "
+            "integer, got a number with a fractional part; or Input should be a valid string"
+        ),
+        key="--orchestrator.sampling.seed",
+        origin="run.toml:2",
+        fix="Give a value of one of the types, each of which said why it refused: `seed = 1`.",
+    ),
+    Case(
+        name="none-not-allowed-on-command-line",
+        title="None for a field that does not accept it",
+        did="Passed `None` to `--seed`, an `int` field.",
+        argv=_argv("--seed None"),
+        error=ConfigValidationError,
+        message="--seed = 'None': does not accept None",
+        key="--seed",
+        origin="--seed",
+        fix="Give a value; only fields typed `X | None` accept None.",
+    ),
+    Case(
+        name="none-not-allowed-in-file",
+        title='"None" in a file for a field that does not accept it',
+        did='Wrote `"None"` (TOML\'s spelling of None) for an `int` field.',
+        files={"run.toml": "[trainer]\nmicro_batch_size = 'None'\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message="--trainer.micro-batch-size = 'None' (from run.toml:2): does not accept None",
+        key="--trainer.micro-batch-size",
+        origin="run.toml:2",
+        fix="Give a value, or delete the line to keep the default.",
+    ),
+    Case(
+        name="bad-bool-on-command-line",
+        title="A boolean flag given something else",
+        did="Passed `yes` to a boolean flag.",
+        argv=_argv("--dry-run yes"),
+        error=ConfigValidationError,
+        message="--dry-run = 'yes': expects a boolean: true, false, 1 or 0",
+        key="--dry-run",
+        origin="--dry-run",
+        fix="Use `--dry-run`, `--no-dry-run` or `--dry-run true|false|1|0`.",
+    ),
+    Case(
+        name="bad-bool-in-file",
+        title="A boolean key given something else in a file",
+        did="Wrote `dry_run = 'maybe'`.",
+        files={"run.toml": "dry_run = 'maybe'\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--dry-run = 'maybe' (from run.toml:1): Input should be a valid boolean, "
+            "unable to interpret input"
+        ),
+        key="--dry-run",
+        origin="run.toml:1",
+        fix="Use a TOML boolean: `dry_run = true`.",
+    ),
+    Case(
+        name="bad-literal-choice",
+        title="A value outside a fixed set of choices",
+        did="Passed `flash` to `attn: Literal['sdpa', 'flash_attention_2']`.",
+        argv=_argv("--trainer.model.attn flash"),
+        error=ConfigValidationError,
+        message="--trainer.model.attn = 'flash': Input should be 'sdpa' or 'flash_attention_2'",
+        key="--trainer.model.attn",
+        origin="--trainer.model.attn",
+        fix="Pick one of the choices listed: `--trainer.model.attn flash_attention_2`.",
+    ),
+    Case(
+        name="bad-enum-choice",
+        title="A value that is not a member of an enum",
+        did="Passed `fp16` to a `DType` enum field.",
+        argv=_argv("--trainer.dtype fp16"),
+        error=ConfigValidationError,
+        message="--trainer.dtype = 'fp16': Input should be 'bfloat16' or 'float32'",
+        key="--trainer.dtype",
+        origin="--trainer.dtype",
+        fix="Pick one of the values listed: `--trainer.dtype bfloat16`.",
+    ),
+    Case(
+        name="unknown-union-tag",
+        title="An unknown variant of a union",
+        did="Chose `sgd` as the optimizer; the schema knows adamw and muon.",
+        argv=_argv("--trainer.optim.type sgd"),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.optim.type = 'sgd': Input tag 'sgd' found using 'type' "
+            "does not match any of the expected tags: 'adamw', 'muon'"
+        ),
+        key="--trainer.optim.type",
+        origin="--trainer.optim.type",
+        fix="Choose one of the tags listed: `--trainer.optim.type muon`.",
+    ),
+    Case(
+        name="union-without-variant",
+        title="A union section without a variant",
+        did="Set a field of `optim`, a union with no default, without choosing its `type`.",
+        schema=NoDefaultVariant,
+        argv=_argv("--optim.lr 0.1"),
+        error=ConfigValidationError,
+        message="--optim: no variant chosen: set --optim.type to one of adamw, muon",
+        key="--optim",
+        origin=None,
+        fix="Choose the variant: `--optim.type adamw --optim.lr 0.1` (or `type = ...` in a file).",
+    ),
+    Case(
+        name="required-value-missing",
+        title="A required value left out",
+        did="Ran without `name`, a field that has no default.",
+        schema=Required,
+        argv=(),
+        error=ConfigValidationError,
+        message="--name: missing required value",
+        key="--name",
+        origin=None,
+        fix="Set it: `--name NAME`, or `name = ...` in a file.",
+    ),
+    Case(
+        name="required-value-missing-in-section",
+        title="A required value of a section left out",
+        did="Enabled the opd algorithm's `teacher` but gave only its name, not its base_url.",
+        argv=_argv("--orchestrator.algo.type opd --orchestrator.algo.teacher.name qwen-72b"),
+        error=ConfigValidationError,
+        message="--orchestrator.algo.teacher.base-url: missing required value",
+        key="--orchestrator.algo.teacher.base-url",
+        origin=None,
+        fix="Set it: `--orchestrator.algo.teacher.base-url http://localhost:8000/v1`.",
+    ),
+    Part("Paths that do not fit the config's shape"),
+    Case(
+        name="index-out-of-range",
+        title="A list index past the end",
+        did="Set a field of element 3 of a list that has one element.",
+        argv=_argv("--orchestrator.env.3.id math"),
+        error=ArgvError,
+        message=(
+            "--orchestrator.env.3.id: index 3 is out of range: "
+            "the list has 1 element (index 1 appends one)"
+        ),
+        key="--orchestrator.env.3.id",
+        origin="--orchestrator.env.3.id",
+        fix="Use an existing index, or the length to append one element: "
+        "`--orchestrator.env.1.id math`.",
+    ),
+    Case(
+        name="name-where-an-index-goes",
+        title="A name where a list index goes",
+        did="Addressed a list element by a name instead of its index.",
+        argv=_argv("--orchestrator.env.first.id math"),
+        error=ArgvError,
+        message=(
+            "--orchestrator.env (from --orchestrator.env.first.id): is a list: "
+            "expected an index, got 'first'"
+        ),
+        key="--orchestrator.env",
+        origin="--orchestrator.env.first.id",
+        fix="Use the element's index, counting from 0: `--orchestrator.env.0.id math`.",
+    ),
+    Case(
+        name="index-path-in-file",
+        title="A list index in a TOML header",
+        did="Wrote `[orchestrator.env.0]` in a file; index paths are a command-line form.",
+        files={"run.toml": "[orchestrator.env.0]\nid = 'math'\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--orchestrator.env = {'0': {'id': 'math'}} (from run.toml:1): "
+            "Input should be a valid list"
+        ),
+        key="--orchestrator.env",
+        origin="run.toml:1",
+        fix="In TOML, write the list's elements as `[[orchestrator.env]]` tables, in order.",
+    ),
+    Case(
+        name="key-below-a-value",
+        title="A sub-key of a plain value",
+        did="Addressed `--seed.value`, but `seed` is an integer, not a section.",
+        argv=_argv("--seed.value 1"),
+        error=ArgvError,
+        message="--seed (from --seed.value): is a value, not a section: it has no key 'value'",
+        key="--seed",
+        origin="--seed.value",
+        fix="Set the value itself: `--seed 1`.",
+    ),
+    Case(
+        name="file-into-a-value",
+        title="A file loaded into a plain value",
+        did="Gave `--seed @ seed.toml`; only sections take a file.",
+        files={"seed.toml": "seed = 1\n"},
+        argv=_argv("--seed @ seed.toml"),
+        error=ArgvError,
+        message=(
+            "--seed (from --seed @ seed.toml): is a value, not a section: "
+            "a file can only be loaded into a section"
+        ),
+        key="--seed",
+        origin="--seed @ seed.toml",
+        fix="Load the file at the root (`@ seed.toml`), or give the value (`--seed 1`).",
+    ),
+    Case(
+        name="json-for-a-section",
+        title="JSON for a section",
+        did="Gave a section a JSON object, as one would a dict.",
+        argv=("--trainer.model", '{"name": "Qwen/Qwen3-8B"}'),
+        error=ArgvError,
+        message=(
+            '--trainer.model = \'{"name": "Qwen/Qwen3-8B"}\': is a section: set its fields one '
+            "by one, or load a file into it; use --trainer.model.FIELD VALUE or "
+            "--trainer.model @ FILE"
+        ),
+        key="--trainer.model",
+        origin="--trainer.model",
+        fix="Set the field: `--trainer.model.name Qwen/Qwen3-8B`.",
+    ),
+    Part("Malformed command lines and overrides"),
+    Case(
+        name="flag-missing-its-value",
+        title="A flag without its value",
+        did="Left out the value of `--trainer.model.name`; the next token is a flag.",
+        argv=_argv("--trainer.model.name --max-steps 10"),
+        error=ArgvError,
+        message="--trainer.model.name: expects a value",
+        key="--trainer.model.name",
+        origin="--trainer.model.name",
+        fix="Give the value right after the flag: `--trainer.model.name Qwen/Qwen3-8B`.",
+    ),
+    Case(
+        name="too-many-values",
+        title="Several values for a single-valued flag",
+        did="Gave a value with a space, unquoted: `--tag my run`.",
+        argv=_argv("--tag my run"),
+        error=ArgvError,
+        message="--tag = 'my run': takes one value, got 2; quote a value that contains spaces",
+        key="--tag",
+        origin="--tag",
+        fix="Quote it for the shell: `--tag 'my run'`.",
+    ),
+    Case(
+        name="stray-token",
+        title="A token that is neither a flag nor a file",
+        did="Wrote `seed=3` (Hydra's override form) on the command line.",
+        argv=_argv("seed=3"),
+        error=ArgvError,
+        message="'seed=3': unexpected argument; flags start with --, files are given as @ FILE",
+        key=None,
+        origin=None,
+        fix="Write a flag: `--seed 3` or `--seed=3`.",
+    ),
+    Case(
+        name="at-without-a-file",
+        title="`@` without a file",
+        did="Ended the command line with `--trainer @`.",
+        files={"base.toml": "seed = 1\n"},
+        argv=_argv("@ base.toml --trainer @"),
+        error=ArgvError,
+        message="--trainer @: @ must be followed by a file",
+        key=None,
+        origin="--trainer @",
+        fix="Name the file: `--trainer @ trainer.toml`.",
+    ),
+    Case(
+        name="malformed-flag",
+        title="A malformed flag",
+        did="Typed three dashes: `---seed`.",
+        argv=_argv("---seed 1"),
+        error=ArgvError,
+        message="'---seed': malformed flag",
+        key=None,
+        origin=None,
+        fix="Flags are `--` and a dotted key: `--seed 1`.",
+    ),
+    Case(
+        name="negating-a-value",
+        title="`--no-` before a flag that is not a boolean",
+        did="Typed `--no-seed`; `seed` is an integer.",
+        argv=_argv("--no-seed"),
+        error=ArgvError,
+        message="--no-seed: is neither a boolean nor optional: it cannot be negated",
+        key="--no-seed",
+        origin="--no-seed",
+        fix="`--no-` only turns off booleans and optional sections; give `--seed` a value.",
+    ),
+    Case(
+        name="bad-json-for-a-dict",
+        title="Bad JSON for a dict",
+        did="Gave a dict flag JSON without quotes around its keys.",
+        argv=("--inference.vllm-extra", "{max_num_seqs: 8}"),
+        error=ArgvError,
+        message=(
+            "--inference.vllm-extra = '{max_num_seqs: 8}': invalid JSON: "
+            "Expecting property name enclosed in double quotes at column 2"
+        ),
+        key="--inference.vllm-extra",
+        origin="--inference.vllm-extra",
+        fix="""Quote the keys, and the whole value for the shell: `'{"max_num_seqs": 8}'`, """
+        "or set one key: `--inference.vllm-extra.max_num_seqs 8`.",
+    ),
+    Case(
+        name="json-array-for-a-dict",
+        title="A JSON array for a dict",
+        did="Gave a dict flag a JSON list.",
+        argv=("--inference.vllm-extra", '["--enforce-eager"]'),
+        error=ArgvError,
+        message="--inference.vllm-extra = '[\"--enforce-eager\"]': expects a JSON object",
+        key="--inference.vllm-extra",
+        origin="--inference.vllm-extra",
+        fix="""Give an object: `'{"enforce_eager": true}'`.""",
+    ),
+    Case(
+        name="bad-json-for-a-list",
+        title="Bad JSON for a list",
+        did="Started a list value with `[` (JSON) and did not close it.",
+        argv=("--orchestrator.scores", "[1, 2"),
+        error=ArgvError,
+        message=(
+            "--orchestrator.scores = '[1, 2': invalid JSON: Expecting ',' delimiter at column 6"
+        ),
+        key="--orchestrator.scores",
+        origin="--orchestrator.scores",
+        fix="Close the JSON (`'[1, 2]'`), or give the elements as tokens: "
+        "`--orchestrator.scores 1 2`.",
+    ),
+    Case(
+        name="bad-override-string",
+        title="An override string that is not `key=value`",
+        did="Passed `seed` to `compose(overrides=...)`, without `=value`.",
+        files={"base.toml": "seed = 1\n"},
+        sources=("base.toml",),
+        overrides=("seed",),
+        error=ArgvError,
+        message="'seed' (from overrides): an override is key=value, key=@file or ~key",
+        key=None,
+        origin="overrides",
+        fix="Write `seed=3`, `trainer=@trainer.toml` or `~seed`.",
+    ),
+    Part("Validators"),
+    Case(
+        name="field-validator",
+        title="A value a field validator rejects",
+        did="Set `micro_batch_size = 0`; its validator wants a positive number.",
+        files={"run.toml": "[trainer]\nmicro_batch_size = 0\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.micro-batch-size = 0 (from run.toml:2): micro_batch_size must be positive"
+        ),
+        key="--trainer.micro-batch-size",
+        origin="run.toml:2",
+        fix="Give a value the validator's message allows.",
+    ),
+    Case(
+        name="section-validator",
+        title="A combination a section's validator rejects",
+        did="Set `cp = 2` with `attn = 'sdpa'`; context parallelism needs flash attention.",
+        files={"run.toml": "[trainer.model]\ncp = 2\nattn = 'sdpa'\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.model: context parallelism (cp > 1) requires attn = 'flash_attention_2'"
+        ),
+        key="--trainer.model",
+        origin=None,
+        fix="Change one of the values the message names, in the section it names.",
+    ),
+    Case(
+        name="root-validator",
+        title="A combination the root validator rejects",
+        did="Capped `max_model_len` below the orchestrator's `seq_len` (2048 by default).",
+        files={"run.toml": "[trainer.model]\nmax_model_len = 1024\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message="(root): orchestrator.seq_len (2048) exceeds trainer.model.max_model_len (1024)",
+        key="(root)",
+        origin=None,
+        fix="Make the values agree: `--orchestrator.seq-len 1024`, or raise max_model_len.",
+    ),
+    Part("Interpolation"),
+    Case(
+        name="interpolation-missing-key",
+        title="An interpolation of a key that does not exist",
+        did="Referred to `${trainer.model.nam}`, a typo.",
+        files={"run.toml": "tag = 'run-${trainer.model.nam}'\n"},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--tag = 'run-${trainer.model.nam}' (from run.toml:1): interpolation "
+            "${trainer.model.nam}: key trainer.model.nam not found; "
+            "did you mean trainer.model.name?"
+        ),
+        key="--tag",
+        origin="run.toml:1",
+        fix="Interpolation paths are absolute dotted snake_case keys: `${trainer.model.name}`.",
+    ),
+    Case(
+        name="interpolation-cycle",
+        title="Interpolations that refer to each other",
+        did="Made `tag` refer to the model name and the model name refer to `tag`.",
+        files={"run.toml": "tag = '${trainer.model.name}'\n[trainer.model]\nname = '${tag}'\n"},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--trainer.model.name = '${tag}' (from run.toml:3): interpolation ${tag}: "
+            "cycle tag -> trainer.model.name -> tag"
+        ),
+        key="--trainer.model.name",
+        origin="run.toml:3",
+        fix="Break the cycle: give one of the keys in the chain a plain value.",
+    ),
+    Case(
+        name="interpolation-syntax",
+        title="An interpolation that is not closed",
+        did="Wrote `${trainer.model.name` without its `}`.",
+        files={"run.toml": "tag = '${trainer.model.name'\n"},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--tag = '${trainer.model.name' (from run.toml:1): invalid interpolation syntax: "
+            "unexpected end of text at column 21"
+        ),
+        key="--tag",
+        origin="run.toml:1",
+        fix="Close it: `${trainer.model.name}`; for a literal `${`, write `\\${`.",
+    ),
+    Case(
+        name="unknown-resolver",
+        title="An unknown resolver",
+        did="Used `${now:...}`, a resolver that is not registered.",
+        files={"run.toml": "tag = '${now:%Y-%m-%d}'\n"},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--tag = '${now:%Y-%m-%d}' (from run.toml:1): interpolation ${now:%Y-%m-%d}: "
+            "unknown resolver now; known resolvers: oc.env, oc.select"
+        ),
+        key="--tag",
+        origin="run.toml:1",
+        fix="Register it first (`compose.register_resolver('now', fn)`) or use a known one.",
+    ),
+    Case(
+        name="unset-environment-variable",
+        title="An environment variable that is not set",
+        did="Used `${oc.env:RUN_NAME}` with RUN_NAME unset and no default.",
+        files={"run.toml": "tag = '${oc.env:RUN_NAME}'\n"},
+        argv=_argv("@ run.toml"),
+        unset_env=("RUN_NAME",),
+        error=InterpolationError,
+        message=(
+            "--tag = '${oc.env:RUN_NAME}' (from run.toml:1): interpolation ${oc.env:RUN_NAME}: "
+            "environment variable RUN_NAME is not set; set it, or give a default: "
+            "${oc.env:RUN_NAME,default}"
+        ),
+        key="--tag",
+        origin="run.toml:1",
+        fix="Export the variable, or give a default: `${oc.env:RUN_NAME,debug}`.",
+    ),
+    Case(
+        name="mandatory-value-unset",
+        title="A mandatory `???` value left unset",
+        did="Composed a base file that marks the model name `???`, without setting it.",
+        files={"base.toml": "[trainer.model]\nname = '???'\n"},
+        argv=_argv("@ base.toml"),
+        error=InterpolationError,
+        message="--trainer.model.name = '???' (from base.toml:2): missing mandatory value",
+        key="--trainer.model.name",
+        origin="base.toml:2",
+        fix="Set it in a later file or with `--trainer.model.name NAME`.",
+    ),
+    Part("Renamed keys"),
+    Case(
+        name="renamed-key-and-new-key-in-file",
+        title="A renamed key and its new name in one file",
+        did="Set both `max_tokens` (the old name) and `max_completion_tokens` in one file.",
+        schema=Renamed,
+        files={"run.toml": "[orchestrator]\nmax_tokens = 256\nmax_completion_tokens = 512\n"},
+        argv=_argv("@ run.toml"),
+        error=ConfigValidationError,
+        message=(
+            "--orchestrator.max-tokens (from run.toml:2): both `max_tokens` and its new name "
+            "`max_completion_tokens` are set; keep only `max_completion_tokens`"
+        ),
+        key="--orchestrator.max-tokens",
+        origin="run.toml:2",
+        fix="Delete the old key and keep the new one.",
+        bug=(
+            "raises the base class `ComposeError` itself, which no category catches "
+            "(compose/_renames.py `move_renamed`)"
+        ),
+    ),
+    Case(
+        name="renamed-flag-and-new-flag",
+        title="A renamed flag and its new name together",
+        did="Passed both `--orchestrator.max-tokens` (the old name) and its new name.",
+        schema=Renamed,
+        argv=_argv("--orchestrator.max-tokens 256 --orchestrator.max-completion-tokens 512"),
+        error=ArgvError,
+        message=(
+            "--orchestrator.max-completion-tokens (from --orchestrator.max-tokens): both "
+            "--orchestrator.max-tokens and its new name --orchestrator.max-completion-tokens are "
+            "set; keep only --orchestrator.max-completion-tokens"
+        ),
+        key="--orchestrator.max-completion-tokens",
+        origin="--orchestrator.max-tokens",
+        fix="Drop the old flag.",
+    ),
+    Part("Several errors at once"),
+    Case(
+        name="several-errors",
+        title="Several errors at once",
+        did="Composed a file with an unknown key and a bad value, and a bad flag.",
+        files={"run.toml": "[trainer]\nmicro_batch_size = 0\n[orchestrator]\nbatch_sizee = 64\n"},
+        argv=_argv("@ run.toml --seed x"),
+        error=ErrorGroup,
+        message=(
+            "3 errors:\n"
+            "  - --orchestrator.batch-sizee = 64 (from run.toml:4): unknown key; "
+            "did you mean --orchestrator.batch-size?\n"
+            "  - --trainer.micro-batch-size = 0 (from run.toml:2): "
+            "micro_batch_size must be positive\n"
+            "  - --seed = 'x': Input should be a valid integer, "
+            "unable to parse string as an integer"
+        ),
+        key=None,
+        origin=None,
+        fix="Fix each; `.errors` holds them one by one, each with its key and origin.",
+    ),
+)
+
+CATALOGUE: tuple[Case, ...] = tuple(entry for entry in ENTRIES if isinstance(entry, Case))
+
+
+def sections() -> list[tuple[str, list[Case]]]:
+    """The entries grouped under their parts, in order."""
+    grouped: list[tuple[str, list[Case]]] = []
+    for entry in ENTRIES:
+        if isinstance(entry, Part):
+            grouped.append((entry.title, []))
+        else:
+            grouped[-1][1].append(entry)
+    return grouped
