@@ -10,6 +10,8 @@ class BaseConfig(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
-        use_attribute_docstrings=True,
+        # Field docstrings feed --help, read from source only when help is drawn
+        # (compose._docstrings): Pydantic's use_attribute_docstrings would read every class's
+        # source at import, most of an entrypoint's cold start.
         validate_default=False,
     )

@@ -32,7 +32,8 @@ from compose._defaults import default_at
 from compose._dump import to_data, to_toml
 from compose._graph import Composed, compose_items
 from compose._origin import FlagSource, KeyPath, Moved
-from compose._schema import walk
+from compose._schema import plan_of, walk
+from compose._types import section_models
 from compose.errors import ArgvError, ComposeError
 
 USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
@@ -364,8 +365,34 @@ def schema_command(options: Options) -> int:
         document = schema.model_json_schema()
     except PydanticUserError as error:  # a field type JSON Schema cannot describe
         raise ArgvError(f"has no JSON Schema: {error.message}", value=options.rest[0]) from None
+    _describe_properties(document, schema)
     _print(json.dumps(document, indent=2) + "\n", "json")
     return 0
+
+
+def _describe_properties(document: dict[str, Any], schema: type[BaseModel]) -> None:
+    """Field docstrings as property descriptions, for editors' hover text (Pydantic has only
+    `Field(description=)`: docstrings are read when needed, not at import)."""
+    tables = {schema.__name__: document, **document.get("$defs", {})}
+    for model in _reachable_models(schema):
+        table = tables.get(model.__name__)
+        if not isinstance(table, dict):
+            continue
+        for name, prop in table.get("properties", {}).items():
+            field = plan_of(model).fields.get(name)
+            if field is not None and field.description and isinstance(prop, dict):
+                prop.setdefault("description", field.description)
+
+
+def _reachable_models(schema: type[BaseModel]) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
+    stack = [schema]
+    while stack:
+        model = stack.pop()
+        if model not in found:
+            found.append(model)
+            stack += [m for f in plan_of(model).fields.values() for m in section_models(f.shape)]
+    return found
 
 
 def _print(text: str, lexer: str) -> None:

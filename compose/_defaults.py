@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from compose._origin import DEFAULT, KeyPath, Origins
 from compose._schema import NO_DEFAULT, child_default, current_variant, plan_of
 from compose._tree import child, is_index
-from compose._types import Kind, Shape
+from compose._types import Kind, Shape, section_models
 
 _INTERP = "${"
 
@@ -119,17 +119,9 @@ def _model_interpolates(model: type[BaseModel], seen: frozenset[type]) -> bool:
     for field in plan_of(model).fields.values():
         if field.default is not NO_DEFAULT and _holds_interpolation(field.default):
             return True
-        if any(_model_interpolates(m, seen) for m in _section_models(field.shape)):
+        if any(_model_interpolates(m, seen) for m in section_models(field.shape)):
             return True
     return False
-
-
-def _section_models(shape: Shape) -> list[type[BaseModel]]:
-    while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
-        shape = shape.item
-    if shape.model is not None:
-        return [shape.model]
-    return [model for _, model in shape.variants]
 
 
 def _holds_interpolation(value: Any) -> bool:

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from compose._origin import FileSource, KeyPath
 from compose._schema import RENAMES_ATTR, plan_of, renames_of
-from compose._types import Kind, Shape
+from compose._types import Kind, Shape, section_models
 from compose.errors import ConfigValidationError
 
 M = TypeVar("M", bound=BaseModel)
@@ -138,10 +138,7 @@ def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:
 
 
 def _shape_has_renames(shape: Shape) -> bool:
-    if shape.kind in (Kind.LIST, Kind.DICT):
-        return shape.item is not None and _shape_has_renames(shape.item)
-    models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
-    return any(_has_renames(model) for model in models if model is not None)
+    return any(_has_renames(model) for model in section_models(shape))
 
 
 @functools.cache
@@ -150,11 +147,8 @@ def _has_renames(model: type[BaseModel], _seen: frozenset[type] = frozenset()) -
     if renames_of(model):
         return True
     seen = _seen | {model}
-    for field in plan_of(model).fields.values():
-        shape = field.shape
-        while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
-            shape = shape.item
-        models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
-        if any(m not in seen and _has_renames(m, seen) for m in models if m is not None):
-            return True
-    return False
+    return any(
+        m not in seen and _has_renames(m, seen)
+        for field in plan_of(model).fields.values()
+        for m in section_models(field.shape)
+    )

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from compose._docstrings import field_docstring
 from compose._origin import KeyPath
 from compose._tree import MAX_DEPTH, child, is_index
 from compose._types import ANY, Kind, Shape, shape_of_field
@@ -30,6 +31,7 @@ _SUGGEST_DEPTH = 12
 
 @dataclass(eq=False)
 class FieldPlan:
+    owner: type[BaseModel]
     name: str
     info: FieldInfo
     shape: Shape
@@ -44,8 +46,9 @@ class FieldPlan:
 
     @property
     def description(self) -> str:
-        """The field's docstring or `Field(description=)`, on one line."""
-        return " ".join((self.info.description or "").split())
+        """`Field(description=)`, else the docstring under the field, on one line."""
+        text = self.info.description or field_docstring(self.owner, self.name)
+        return " ".join(text.split())
 
 
 @dataclass(eq=False)
@@ -58,7 +61,7 @@ class ModelPlan:
 @functools.cache
 def plan_of(model: type[BaseModel]) -> ModelPlan:
     fields = {
-        name: FieldPlan(name, info, shape_of_field(info))
+        name: FieldPlan(model, name, info, shape_of_field(info))
         for name, info in model.model_fields.items()
     }
     forbid = model.model_config.get("extra") == "forbid"

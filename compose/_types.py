@@ -63,6 +63,14 @@ ANY = Shape(Kind.ANY, nullable=True, accepts_str=True, label="VALUE")
 _NONE_TYPES = (type(None), None)
 
 
+def section_models(shape: Shape) -> list[type[BaseModel]]:
+    """The model classes a shape holds, through lists, dicts and unions."""
+    while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
+        shape = shape.item
+    models = [shape.model] if shape.model is not None else []
+    return models + [model for _, model in shape.variants]
+
+
 def is_model(tp: object) -> bool:
     return isinstance(tp, type) and issubclass(tp, BaseModel)
 
