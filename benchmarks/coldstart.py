@@ -1,0 +1,254 @@
+"""Cold start: whole processes, timed from outside like hyperfine (warm-up runs, then the median).
+
+The entrypoints are generated beside the schema: `entry_compose.py` calls `compose.cli` on the
+~500-field schema (`--dry-run --output-dir DIR` emulates prime-rl's dry run: parse, then write
+the resolved config with `write_configs`); `baseline.py` imports Pydantic and builds the same
+classes on a plain `BaseModel`; `entry_prime.py` is the same program on prime-pydantic-config.
+An `rl` console script in the venv, and the example entrypoints, are timed when present.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from workloads import BASELINE_MODULE, SCHEMA_MODULE, to_toml, typed_tree
+
+REPO = Path(__file__).resolve().parent.parent
+
+ENTRY_COMPOSE = f'''"""Generated: a compose entrypoint on the benchmark schema."""
+
+import sys
+
+from {SCHEMA_MODULE} import BenchConfig
+
+from compose import cli, write_configs
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    output_dir = None
+    if "--dry-run" in argv:
+        argv.remove("--dry-run")
+    if "--output-dir" in argv:
+        at = argv.index("--output-dir")
+        output_dir = argv[at + 1]
+        del argv[at : at + 2]
+    config = cli(BenchConfig, argv)
+    if output_dir is not None:
+        write_configs(output_dir, {{"config": config}})
+
+
+main()
+'''
+
+ENTRY_PRIME = f'''"""Generated: the same entrypoint on prime-pydantic-config."""
+
+from {BASELINE_MODULE} import BenchConfig
+from pydantic_config import cli
+
+cli(BenchConfig)
+'''
+
+BASELINE = f'''"""Generated: import Pydantic and build the schema classes, nothing else."""
+
+import {BASELINE_MODULE}  # noqa: F401
+'''
+
+
+SHIM = '''"""Generated: `compose` as plain Pydantic, so the rl example's classes build alone."""
+
+from pydantic import BaseModel, ConfigDict
+
+
+class BaseConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def renamed(mapping):
+    return lambda cls: cls
+'''
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    argv: list[str]
+    what: str
+    pythonpath: tuple[str, ...] = ()
+
+
+@dataclass
+class Timing:
+    name: str
+    what: str
+    command: str
+    median_s: float | None = None
+    min_s: float | None = None
+    runs: int = 0
+    error: str | None = None
+
+
+def write_entrypoints(directory: Path) -> None:
+    """Scripts beside `bench_schema.py`; a config file with every schema leaf set."""
+    (directory / "entry_compose.py").write_text(ENTRY_COMPOSE)
+    (directory / "entry_prime.py").write_text(ENTRY_PRIME)
+    (directory / "baseline.py").write_text(BASELINE)
+    (directory / "config.toml").write_text(to_toml(typed_tree(0, 500)))
+    shim = directory / "shim" / "compose"
+    shim.mkdir(parents=True, exist_ok=True)
+    (shim / "__init__.py").write_text(SHIM)
+
+
+def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
+    python = sys.executable
+    found = [
+        Command("python -c 'import pydantic'", [python, "-c", "import pydantic"], "reference"),
+        Command("baseline: import pydantic + build schema", [python, "baseline.py"], "floor"),
+        Command("python -c 'import compose'", [python, "-c", "import compose"], "reference"),
+        Command("compose entry --help", [python, "entry_compose.py", "--help"], "compose"),
+        Command(
+            "compose entry @ config.toml --dry-run",
+            [
+                python,
+                "entry_compose.py",
+                "@",
+                "config.toml",
+                "--dry-run",
+                "--output-dir",
+                str(output_dir),
+            ],
+            "compose",
+        ),
+    ]
+    if not quick and importlib.util.find_spec("pydantic_config") is not None:
+        found += [
+            Command("prime entry --help", [python, "entry_prime.py", "--help"], "peer"),
+            Command(
+                "prime entry @ config.toml", [python, "entry_prime.py", "@", "config.toml"], "peer"
+            ),
+        ]
+    if quick:  # enough to see that every entrypoint runs
+        return [found[0], found[1], found[3], *rl_commands(directory, output_dir)[:2]]
+    return found + rl_commands(directory, output_dir)
+
+
+def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
+    """`rl` (the console script, else `python -m rl_app rl`) and its plain-Pydantic baseline."""
+    examples = REPO / "examples"
+    if not (examples / "rl_app").is_dir():
+        return []
+    python = sys.executable
+    script = Path(python).parent / "rl"
+    rl = [str(script)] if script.exists() else [python, "-m", "rl_app", "rl"]
+    path = (str(examples),)
+    found = [
+        Command(
+            "rl baseline: import pydantic + build rl_app schema",
+            [python, "-c", "import rl_app.config.rl"],
+            "floor",
+            (str(directory / "shim"), *path),
+        ),
+        Command("rl --help", [*rl, "--help"], "compose", path),
+    ]
+    example = examples / "reverse_text" / "rl.toml"
+    if not example.exists():
+        example = next(iter(sorted(examples.glob("*/rl.toml"))), example)
+    if example.exists():
+        argv = [*rl, "@", str(example), "--dry-run", "--output-dir", str(output_dir / "rl")]
+        found.append(Command(f"rl @ {example.relative_to(REPO)} --dry-run", argv, "compose", path))
+    return found
+
+
+def process_env(command: Command, cwd: Path) -> dict[str, str]:
+    """Bytecode caches on, as users have them, kept under the work directory (not the repo)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(NO_COLOR="1", PYTHONPYCACHEPREFIX=str(cwd / "pycache"))
+    if command.pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(command.pythonpath)
+    return env
+
+
+def time_commands(commands: list[Command], cwd: Path, runs: int, warmup: int) -> list[Timing]:
+    """Rounds of every command in turn (so load from other work hits them all alike): warm-up
+    rounds, which also write the bytecode caches, then `runs` timed rounds."""
+    timings = [Timing(c.name, c.what, " ".join(c.argv[1:])) for c in commands]
+    samples: list[list[float]] = [[] for _ in commands]
+    for round_ in range(warmup + runs):
+        for command, timing, found in zip(commands, timings, samples, strict=True):
+            if timing.error is None:
+                elapsed = run_once(command, cwd, timing)
+                if round_ >= warmup and elapsed is not None:
+                    found.append(elapsed)
+    for timing, found in zip(timings, samples, strict=True):
+        if found and timing.error is None:
+            timing.median_s, timing.min_s, timing.runs = statistics.median(found), min(found), runs
+    return timings
+
+
+def run_once(command: Command, cwd: Path, timing: Timing) -> float | None:
+    env = process_env(command, cwd)
+    start = time.perf_counter()
+    done = subprocess.run(command.argv, cwd=cwd, env=env, capture_output=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        timing.error = f"exit {done.returncode}: {done.stderr.decode()[-400:]}"
+        return None
+    return elapsed
+
+
+def run_all(directory: Path, runs: int, warmup: int, quick: bool) -> list[Timing]:
+    write_entrypoints(directory)
+    output_dir = directory / "dry-run-out"
+    return time_commands(commands(directory, output_dir, quick), directory, runs, warmup)
+
+
+def import_profile(directory: Path, top: int = 25) -> str:
+    """`python -X importtime -c 'import compose'`: the modules with the largest own time."""
+    command = Command(
+        "importtime", [sys.executable, "-X", "importtime", "-c", "import compose"], ""
+    )
+    done = subprocess.run(
+        command.argv,
+        env=process_env(command, directory),
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    rows = []
+    for line in done.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) == 3 and parts[0].strip().isdigit():
+            rows.append((int(parts[0]), int(parts[1]), parts[2].rstrip()))
+    rows.sort(reverse=True)
+    lines = [
+        f"python -X importtime -c 'import compose': top {top} by own time",
+        "",
+        f"{'self us':>9} {'cumul us':>9}  module",
+    ]
+    lines += [f"{own:>9} {cumulative:>9}  {name}" for own, cumulative, name in rows[:top]]
+    total = max((cumulative for _, cumulative, _ in rows), default=0)
+    return "\n".join([*lines, "", f"largest cumulative: {total} us"]) + "\n"
+
+
+def help_profile(directory: Path, top: int = 40) -> str:
+    """cProfile of the whole `entry_compose.py --help` process (imports included)."""
+    argv = [sys.executable, "-m", "cProfile", "-s", "cumulative", "entry_compose.py", "--help"]
+    done = subprocess.run(
+        argv,
+        env=process_env(Command("profile", argv, ""), directory),
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    lines = done.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if "function calls" in line), 0)
+    return "\n".join(lines[start : start + top + 8]) + "\n"

@@ -1,0 +1,685 @@
+"""The report: `RESULTS.md` (tables, goals, machine), `results.json`, `time_vs_leaves.png`.
+
+Compose's own figures (against the floor, and per interpolation reference) come from the
+interleaved pairs where there are any: on a machine whose load drifts they are the ones to trust.
+Peer figures come from their cells, against compose's.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import peers
+from coldstart import Timing
+from workloads import Workload
+
+if TYPE_CHECKING:
+    from run import Cell, Pair
+
+PEERS = (
+    "omegaconf",
+    "omegaconf-tomli",
+    "hydra",
+    "prime-pydantic-config",
+    "pydantic-settings",
+    "jsonargparse",
+)
+PACKAGES = (
+    "compose-config",
+    "pydantic",
+    "pydantic-core",
+    "tomli",
+    "omegaconf",
+    "hydra-core",
+    "prime-pydantic-config",
+    "pydantic-settings",
+    "jsonargparse",
+    "pyyaml",
+    "matplotlib",
+)
+GOAL_FLOOR_RATIO = 1.3
+GOAL_OMEGACONF = 50.0
+GOAL_INTERP = 2.0
+GOAL_COLD_MS = 20.0
+GOAL_MEMORY = 2.0
+RL_HELP = "rl --help"
+RL_BASELINE = "rl baseline: import pydantic + build rl_app schema"
+GEN_HELP = "compose entry --help"
+GEN_BASELINE = "baseline: import pydantic + build schema"
+
+
+@dataclass
+class Context:
+    plan_name: str
+    systems: list[str]
+    missing: list[str]
+    started: float
+    load_before: tuple[float, float, float]
+    timeout_s: float
+    profiles: list[str] = field(default_factory=list)
+    reused: str | None = None  # the results.json the cells were taken from
+    engine_at_start: str = ""
+
+
+@dataclass
+class Goal:
+    name: str
+    status: str  # met | missed | pending | no data
+    detail: str
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.3g} ms"
+    return f"{seconds:.3g} s"
+
+
+def fmt_ratio(value: float | None, bound: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{'>' if bound else ''}{value:.3g}x"
+
+
+def md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _mib(value: int | None) -> str:
+    if not value:
+        return "-"
+    return f"{value / 2**20:.1f} MiB" if value >= 2**20 else f"{value / 2**10:.0f} KiB"
+
+
+# ---------------------------------------------------------------- the data
+
+
+class Results:
+    """Cells by (workload, system), pairs by (label, workload): the questions the report asks."""
+
+    def __init__(self, cells: list[Cell], pairs: list[Pair], context: Context) -> None:
+        self.cells = cells
+        self.context = context
+        self.by = {(c.workload.name, c.system): c for c in cells}
+        self.pairs: dict[tuple[str, str], dict[str, list[float]]] = {
+            (p.label, p.a.workload.name): p.record for p in pairs if "a" in p.record
+        }
+
+    def cell(self, w: Workload, system: str) -> Cell | None:
+        return self.by.get((w.name, system))
+
+    def median(self, w: Workload, system: str) -> float | None:
+        """compose and floor from their pair when there is one; any system from its cell."""
+        pair = self.pairs.get(("compose/floor", w.name))
+        if pair is not None and system in ("compose", "floor"):
+            return statistics.median(pair["a" if system == "compose" else "b"])
+        cell = self.cell(w, system)
+        return cell.median_s if cell is not None else None
+
+    def floor_ratio(self, w: Workload, of_minima: bool = False) -> float | None:
+        pair = self.pairs.get(("compose/floor", w.name))
+        if pair is not None:
+            pick = min if of_minima else statistics.median
+            return pick(pair["a"]) / pick(pair["b"])
+        compose, floor = self.median(w, "compose"), self.median(w, "floor")
+        return compose / floor if compose and floor and not of_minima else None
+
+    def per_reference(self, system: str) -> dict[str, float]:
+        """(t(K) - t(0)) / K: from the interleaved pair, else from the two cells."""
+        found = {}
+        for w in self.workloads(lambda v: v.k > 0):
+            pair = self.pairs.get((f"interp/{system}", w.name))
+            if pair is not None:
+                found[w.name] = (statistics.median(pair["a"]) - statistics.median(pair["b"])) / w.k
+                continue
+            with_k, without = self.median(w, system), self.median(Workload(w.n, w.m), system)
+            if with_k and without:
+                found[w.name] = (with_k - without) / w.k
+        return found
+
+    def workloads(self, keep: Any) -> list[Workload]:
+        found = {c.workload for c in self.cells if keep(c.workload)}
+        return sorted(found, key=lambda w: (w.leaves, w.n, w.name))
+
+    def grid(self, typed: bool) -> list[Workload]:
+        """The N x M workloads (no K, no flags), in order of total leaves."""
+        return self.workloads(lambda w: w.typed == typed and not w.k and not w.overrides)
+
+    def interp(self) -> list[Workload]:
+        sizes = {(w.n, w.m) for w in self.workloads(lambda w: w.k > 0)}
+        rows = self.workloads(lambda w: (w.n, w.m) in sizes and not w.typed and not w.overrides)
+        return sorted(rows, key=lambda w: (w.n, w.m, w.k))
+
+    def status(self, w: Workload, system: str) -> str:
+        cell = self.cell(w, system)
+        if cell is None:
+            return "-"
+        if cell.status == "ok":
+            mark = "" if cell.record.get("agrees", True) else " ✗"
+            return fmt_time(self.median(w, system)) + mark
+        return {"pending-interp": "pending"}.get(cell.status, cell.status)
+
+    def peer_text(self, w: Workload, peer: str) -> str:
+        """`time (peer / compose)`; for a peer stopped at the timeout, a lower bound."""
+        text, cell = self.status(w, peer), self.cell(w, peer)
+        compose = self.median(w, "compose")
+        if cell is None or not compose:
+            return text
+        if cell.status in ("timeout", "skipped"):
+            return f"{text} ({fmt_ratio(self.context.timeout_s / compose, bound=True)})"
+        peer_s = self.median(w, peer)
+        return f"{text} ({fmt_ratio(peer_s / compose)})" if peer_s else text
+
+    def peak(self, w: Workload, system: str) -> int | None:
+        cell = self.cell(w, system)
+        return cell.record.get("peak_bytes") if cell is not None and cell.status == "ok" else None
+
+
+# ---------------------------------------------------------------- tables
+
+
+def timing_table(results: Results, workloads: list[Workload]) -> list[str]:
+    peers_here = [p for p in PEERS if p in results.context.systems]
+    headers = ["workload", "leaves", "floor", "compose", "compose / floor", "(of minima)"]
+    rows = []
+    for w in workloads:
+        row = [w.name, f"{w.leaves:,}", results.status(w, "floor"), results.status(w, "compose")]
+        row += [fmt_ratio(results.floor_ratio(w)), fmt_ratio(results.floor_ratio(w, True))]
+        rows.append(row + [results.peer_text(w, p) for p in peers_here])
+    return md_table(headers + peers_here, rows)
+
+
+def per_leaf_table(results: Results, workloads: list[Workload]) -> list[str]:
+    systems = results.context.systems
+    rows = []
+    for w in workloads:
+        row = [w.name]
+        for name in systems:
+            median = results.median(w, name)
+            row.append(f"{median / w.leaves * 1e6:.3g}" if median else "-")
+        rows.append(row)
+    slopes = ["slope (log t / log leaves)"]
+    for name in systems:
+        value = slope([(w.leaves, results.median(w, name)) for w in workloads])
+        slopes.append(f"{value:.2f}" if value is not None else "-")
+    rows.append(slopes)
+    return md_table(["µs per leaf", *systems], rows)
+
+
+def slope(points: list[tuple[int, float | None]]) -> float | None:
+    xs = [math.log(leaves) for leaves, median in points if median]
+    ys = [math.log(median) for _, median in points if median]
+    if len(set(xs)) < 2:
+        return None
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    covariance = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return covariance / sum((x - mx) ** 2 for x in xs)
+
+
+def interp_table(results: Results) -> list[str]:
+    names = [
+        s
+        for s in ("floor", "compose", "omegaconf", "omegaconf-tomli", "hydra")
+        if s in results.context.systems
+    ]
+    rows = []
+    for w in results.interp():
+        row = [w.name, str(w.k)]
+        for name in names:
+            own = name in ("floor", "compose")
+            row.append(results.status(w, name) if own else results.peer_text(w, name))
+        rows.append(row)
+    return md_table(["workload", "K", *names], rows)
+
+
+def interp_lines(results: Results, chain: dict[str, Any]) -> list[str]:
+    lines = []
+    per = chain.get("per_ref_s", {})
+    if per:
+        lines.append(
+            f"Per reference, in-process on {chain['workload']} ({chain['refs']} refs): "
+            f"a bare dict lookup chain `d[a][b][c]` {per['dict_chain'] * 1e6:.3f} µs; "
+            "the floor's regex resolver (find `${`, split, walk, substitute) "
+            f"{per['floor_resolver'] * 1e6:.3f} µs."
+        )
+    for system in ("floor", "compose"):
+        costs = results.per_reference(system)
+        if costs:
+            parts = ", ".join(f"{w} {c * 1e6:.2f} µs" for w, c in costs.items())
+            lines.append(f"(t(K) - t(0)) / K for {system}, from interleaved runs: {parts}.")
+    w = results.interp()[-1] if results.interp() else None
+    small = [v for v in results.interp() if v.k and v.n == min(u.n for u in results.interp())]
+    for peer in ("omegaconf", "omegaconf-tomli", "hydra"):
+        for w in small[-1:]:
+            with_k, without = results.median(w, peer), results.median(Workload(w.n, w.m), peer)
+            if with_k and without:
+                lines.append(
+                    f"(t(K) - t(0)) / K for {peer} on {w.name}: "
+                    f"{(with_k - without) / w.k * 1e6:.0f} µs (separate cells)."
+                )
+    return [*(f"- {line}" for line in lines), ""]
+
+
+def memory_table(results: Results) -> list[str]:
+    rows = []
+    for w in results.grid(False) + results.grid(True):
+        a, b = results.peak(w, "floor"), results.peak(w, "compose")
+        rows.append([w.name, _mib(a), _mib(b), fmt_ratio(b / a if a and b else None)])
+    return md_table(["workload", "floor peak", "compose peak", "compose / floor"], rows)
+
+
+def cold_table(cold: list[Timing]) -> list[str]:
+    rows = [
+        [t.name, fmt_time(t.median_s), fmt_time(t.min_s), str(t.runs), t.error or ""] for t in cold
+    ]
+    return md_table(["process", "median", "min", "runs", "error"], rows)
+
+
+# ---------------------------------------------------------------- goals
+
+
+def goals(results: Results, cold: list[Timing], chain: dict[str, Any]) -> list[Goal]:
+    return [
+        floor_goal(results, typed=False),
+        omegaconf_goal(results),
+        floor_goal(results, typed=True),
+        interp_goal(results, chain),
+        cold_goal(cold),
+        memory_goal(results),
+    ]
+
+
+def floor_goal(results: Results, typed: bool) -> Goal:
+    kind = "typed" if typed else "schema-less"
+    name = f"{kind} compose within {GOAL_FLOOR_RATIO}x of the floor"
+    ratios = {w.name: results.floor_ratio(w) for w in results.grid(typed)}
+    known = {k: v for k, v in ratios.items() if v is not None}
+    if not known:
+        return Goal(name, "no data", "")
+    worst = max(known, key=lambda k: known[k])
+    over = [f"{k} {v:.2f}x" for k, v in known.items() if v > GOAL_FLOOR_RATIO]
+    detail = f"worst {worst} {known[worst]:.2f}x, best {min(known.values()):.2f}x"
+    if over:
+        detail += f"; over: {', '.join(over)}"
+    return Goal(name, "missed" if over else "met", detail)
+
+
+def omegaconf_goal(results: Results) -> Goal:
+    """Against both OmegaConf adapters; a peer stopped at the timeout counts with its bound."""
+    name = f"schema-less compose >= {GOAL_OMEGACONF:.0f}x faster than OmegaConf"
+    found: list[tuple[str, str, float, bool]] = []
+    for w in results.grid(typed=False):
+        compose = results.median(w, "compose")
+        for peer in ("omegaconf", "omegaconf-tomli"):
+            cell, peer_s = results.cell(w, peer), results.median(w, peer)
+            if not compose or cell is None:
+                continue
+            if peer_s:
+                found.append((w.name, peer, peer_s / compose, False))
+            elif cell.status in ("timeout", "skipped"):
+                found.append((w.name, peer, results.context.timeout_s / compose, True))
+    if not found:
+        return Goal(name, "no data", "")
+    worst = min(found, key=lambda f: f[2])
+    under = [f"{w} vs {p} {fmt_ratio(r, b)}" for w, p, r, b in found if r < GOAL_OMEGACONF]
+    detail = f"smallest: {worst[0]} vs {worst[1]} {fmt_ratio(worst[2], worst[3])}"
+    if under:
+        detail += f"; under: {', '.join(under)}"
+    return Goal(name, "missed" if under else "met", detail)
+
+
+def interp_goal(results: Results, chain: dict[str, Any]) -> Goal:
+    name = f"interpolation per reference within {GOAL_INTERP:.0f}x of a dict lookup chain"
+    if any(c.status == "pending-interp" for c in results.cells):
+        return Goal(name, "pending", "compose() does not resolve ${...} yet")
+    costs = results.per_reference("compose")
+    base = chain.get("per_ref_s", {}).get("dict_chain")
+    if not costs or not base:
+        return Goal(name, "no data", "")
+    largest = max(int(w.rsplit("-k", 1)[1]) for w in costs)
+    costs = {w: c for w, c in costs.items() if w.endswith(f"-k{largest}")}
+    parts = [f"{w}: {c * 1e6:.1f} µs/ref = {c / base:.0f}x" for w, c in costs.items()]
+    worst = max(costs.values()) / base
+    detail = f"dict chain {base * 1e6:.2f} µs/ref; " + "; ".join(parts)
+    return Goal(name, "met" if worst <= GOAL_INTERP else "missed", detail)
+
+
+def cold_goal(cold: list[Timing]) -> Goal:
+    """`rl --help` against its plain-Pydantic baseline; the generated schema's pair beside it."""
+    name = f"cold --help within {GOAL_COLD_MS:.0f} ms of import pydantic + building the schema"
+    by = {t.name: t for t in cold}
+    parts, extras = [], []
+    for program, baseline in ((RL_HELP, RL_BASELINE), (GEN_HELP, GEN_BASELINE)):
+        a, b = by.get(program), by.get(baseline)
+        if a is None or b is None or a.median_s is None or b.median_s is None:
+            continue
+        extra = (a.median_s - b.median_s) * 1e3
+        extras.append(extra)
+        parts.append(
+            f"{program} {fmt_time(a.median_s)} - baseline {fmt_time(b.median_s)} = {extra:+.0f} ms"
+        )
+    if not extras:
+        return Goal(name, "no data", "")
+    status = "met" if max(extras) <= GOAL_COLD_MS else "missed"
+    return Goal(name, status, "; ".join(parts) + " (the second: the 514-field schema)")
+
+
+def memory_goal(results: Results) -> Goal:
+    name = f"peak memory within {GOAL_MEMORY:.0f}x of the floor"
+    ratios = {}
+    for w in results.grid(False) + results.grid(True):
+        a, b = results.peak(w, "floor"), results.peak(w, "compose")
+        if a and b:
+            ratios[w.name] = b / a
+    if not ratios:
+        return Goal(name, "no data", "")
+    worst = max(ratios, key=lambda k: ratios[k])
+    status = "met" if ratios[worst] <= GOAL_MEMORY else "missed"
+    detail = f"worst {worst} {ratios[worst]:.2f}x, best {min(ratios.values()):.2f}x"
+    return Goal(name, status, detail)
+
+
+# ---------------------------------------------------------------- machine
+
+
+def engine_version() -> str:
+    """The commit the engine was measured at, and whether compose/ had uncommitted changes."""
+    import subprocess  # noqa: PLC0415  # read-only git queries, only when writing the report
+
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "compose"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head} (compose/ modified)" if dirty else head
+
+
+def machine() -> dict[str, Any]:
+    cpu, memory = "unknown", "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory": memory,
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "packages": {name: _version(name) for name in PACKAGES},
+        "engine": engine_version(),
+    }
+
+
+def _version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine_lines(info: dict[str, Any]) -> list[str]:
+    m = info["machine"]
+    packages = ", ".join(f"{k} {v}" for k, v in m["packages"].items())
+    before, after = info["load_before"], info["load_after"]
+    return [
+        f"- CPU: {m['cpu']}, {m['cores']} cores; memory {m['memory']}",
+        f"- {m['os']}; {m['implementation']} {m['python']}",
+        f"- engine: commit {info['engine_at_start']} at the start, {m['engine']} at the end; "
+        f"packages: {packages}",
+        f"- load average (1, 5, 15 min) at start {before[0]:.2f} {before[1]:.2f} "
+        f"{before[2]:.2f}, at the end {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}: other "
+        "work shared the machine, so compare ratios within this run, not absolute times",
+    ]
+
+
+# ---------------------------------------------------------------- plot
+
+
+def plot(results: Results, path: Path) -> bool:
+    try:
+        import matplotlib  # noqa: PLC0415  # optional: the report is complete without the plot
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        return False
+    figure, axes = plt.subplots(1, 2, figsize=(13, 5.5), sharey=True)
+    for axis, typed in zip(axes, (False, True), strict=True):
+        for name in results.context.systems:
+            _plot_system(axis, results, results.grid(typed), name)
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("total leaves read (N files x M leaves)")
+        kind = "typed (514-field schema)" if typed else "schema-less"
+        axis.set_title(f"{kind}: median time per composition")
+        axis.grid(True, which="both", alpha=0.3)
+    axes[0].set_ylabel("seconds")
+    axes[1].legend(loc="upper left", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return True
+
+
+def _plot_system(axis: Any, results: Results, workloads: list[Workload], name: str) -> None:
+    """Every cell as a dot; the line through the geometric mean at each total."""
+    points: dict[int, list[float]] = {}
+    for w in workloads:
+        median = results.median(w, name)
+        if median:
+            points.setdefault(w.leaves, []).append(median)
+    if not points:
+        return
+    xs = sorted(points)
+    ys = [statistics.geometric_mean(points[x]) for x in xs]
+    color, style = {"floor": ("black", "--"), "compose": ("tab:red", "-")}.get(name, (None, "-"))
+    width = 2.2 if name in ("floor", "compose") else 1.2
+    (line,) = axis.plot(xs, ys, style, color=color, label=name, linewidth=width)
+    for x in xs:
+        axis.plot([x] * len(points[x]), points[x], "o", color=line.get_color(), markersize=3)
+
+
+# ---------------------------------------------------------------- writing
+
+
+def failures(cells: list[Cell], plan_name: str) -> list[str]:
+    found = [f"{c.id}: {c.note}" for c in cells if c.status == "error"]
+    found += [
+        f"{c.id}: disagrees with {c.record.get('checked_against')}: "
+        f"{'; '.join(c.record.get('diff', []))}"
+        for c in cells
+        if c.status == "ok" and c.record.get("agrees") is False
+    ]
+    if plan_name == "quick":
+        found += [f"{c.id}: {c.note}" for c in cells if c.status == "timeout"]
+    return found
+
+
+def markdown(
+    results: Results, cold: list[Timing], chain: dict[str, Any], info: dict[str, Any]
+) -> str:
+    context = results.context
+    lines = [*intro_lines(context, info), "## Machine", "", *machine_lines(info), ""]
+    lines += ["## Goals", ""]
+    lines += md_table(
+        ["goal", "status", "figures"],
+        [
+            [g.name, g.status.upper() if g.status == "missed" else g.status, g.detail]
+            for g in goals(results, cold, chain)
+        ],
+    )
+    lines += ["## Schema-less: N files x M leaves (files only)", ""]
+    lines += timing_table(results, results.grid(False))
+    lines += ["## Typed: the same shapes bound onto the 514-field schema", ""]
+    lines += timing_table(results, results.grid(True))
+    lines += ["## Interpolation: K references in the last file", ""]
+    lines += interp_table(results)
+    lines += interp_lines(results, chain)
+    lines += ["## CLI: 200 overrides on top of the files", ""]
+    lines += timing_table(results, results.workloads(lambda w: w.overrides > 0))
+    lines += growth_lines(results)
+    lines += ["## Peak memory (tracemalloc, one call)", "", *memory_table(results)]
+    lines += [
+        "## Cold start (whole processes)",
+        "",
+        "Each command run as a fresh process (from the generated schema's directory); the "
+        "median of the runs after the warm-ups.",
+        "",
+        *cold_table(cold),
+    ]
+    lines += notes_lines(results)
+    return "\n".join(lines) + "\n"
+
+
+def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
+    flag = " --quick" if context.plan_name == "quick" else ""
+    minutes = info["duration_s"] / 60
+    quick = (
+        " Quick mode: one run per cell on tiny files; the figures only show that the suite runs."
+        if flag
+        else ""
+    )
+    if context.reused:
+        flag += f" --reuse {Path(context.reused).name}"
+        quick = (
+            " The cells and pairs were measured by an earlier full run and taken from its "
+            "results.json; cold start, the lookup chain and this report are from this run."
+        )
+    return [
+        "# Benchmark results",
+        "",
+        f"Generated by `python benchmarks/run.py{flag}` on {info['date']} in {minutes:.0f} min."
+        f"{quick} Times are medians. Each cell (a system on a workload) runs in its own "
+        "process: set-up, a warm-up, then k runs (k for about 1 s; a warm-up over 1 s is one "
+        "of three runs, over 15 s the only run). The floor and compose columns, and compose / "
+        "floor, come from a second process that calls the two in turn (A B A B ...), so that "
+        "load from other work cancels out of the ratio. A system whose set-up and first call "
+        f"take over {context.timeout_s:.0f} s is stopped (`timeout`); its larger cells of the "
+        "same kind are `skipped`, and ratios against it are lower bounds (`>`). In "
+        "parentheses: peer / compose. ✗ marks a result that differs from compose's.",
+        "",
+    ]
+
+
+def growth_lines(results: Results) -> list[str]:
+    return [
+        "## Growth: µs per leaf (N x M grid), and the fitted log-log slope",
+        "",
+        "A slope of 1.00 is linear in total leaves. At equal totals (1 x 10000, 10 x 1000, "
+        "100 x 100) the per-leaf cost shows what each file costs.",
+        "",
+        "Schema-less:",
+        "",
+        *per_leaf_table(results, results.grid(False)),
+        "Typed:",
+        "",
+        *per_leaf_table(results, results.grid(True)),
+    ]
+
+
+def notes_lines(results: Results) -> list[str]:
+    context, cells = results.context, results.cells
+    lines = ["## What each system does", ""]
+    lines += [f"- **{s.name}**: {s.note}" for s in peers.SYSTEMS if s.name in context.systems]
+    if context.missing:
+        lines.append(f"- not installed (left out): {', '.join(context.missing)}")
+    na = sorted({(c.system, c.note) for c in cells if c.status == "n/a"})
+    lines += ["", "Not applicable (n/a):", "", *(f"- {s}: {n}" for s, n in na)]
+    other = [c for c in cells if c.status in ("timeout", "error", "skipped")]
+    if other:
+        lines += ["", "Timeouts, skips and errors:", ""]
+        lines += [f"- {c.id}: {c.status} ({c.note})" for c in other]
+    differ = [c for c in cells if c.record.get("agrees") is False]
+    verdict = f"{len(differ)} differ:" if differ else "all agree."
+    lines += [
+        "",
+        "Agreement: every result is compared with compose's (with the floor's where compose "
+        f"is pending); {verdict}",
+        *(f"- {c.id}: {'; '.join(c.record.get('diff', []))}" for c in differ),
+    ]
+    if context.profiles:
+        lines += ["", "Profiles: " + ", ".join(f"[{p}]({p})" for p in context.profiles)]
+    return [*lines, ""]
+
+
+def write(
+    out: Path,
+    cells: list[Cell],
+    pairs: list[Pair],
+    cold: list[Timing],
+    chain: dict[str, Any],
+    context: Context,
+) -> list[str]:
+    """Write the report files; return the failures (crashes, disagreements) to exit 1 on."""
+    results = Results(cells, pairs, context)
+    info = {
+        "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "duration_s": datetime.datetime.now().timestamp() - context.started,
+        "machine": machine(),
+        "load_before": context.load_before,
+        "load_after": os.getloadavg(),
+        "plan": context.plan_name,
+        "engine_at_start": context.engine_at_start,
+    }
+    (out / "RESULTS.md").write_text(markdown(results, cold, chain, info))
+    data = {
+        "info": info,
+        "goals": [asdict(g) for g in goals(results, cold, chain)],
+        "cells": [
+            {
+                "name": c.workload.name,
+                "workload": c.workload.to_json(),
+                "system": c.system,
+                "status": c.status,
+                "note": c.note,
+                **c.record,
+            }
+            for c in cells
+        ],
+        "pairs": [{"id": p.id, "label": p.label, **p.record} for p in pairs],
+        "cold_start": [asdict(t) for t in cold],
+        "lookup_chain": chain,
+    }
+    (out / "results.json").write_text(json.dumps(data, indent=1, default=str))
+    plot(results, out / "time_vs_leaves.png")
+    return failures(cells, context.plan_name)
