@@ -8,6 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from schemas import RLConfig
+
+from compose import cli
 
 WriteFile = Callable[[str, "str | bytes"], str]
 
@@ -31,3 +34,16 @@ def write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WriteFile:
         return name
 
     return _write
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of `cli(RLConfig, argv, prog="rl")` (0 when it returns)."""
+    try:
+        cli(RLConfig, argv, prog="rl")
+    except SystemExit as exit_:
+        code = exit_.code
+    else:
+        code = 0
+    out, err = capsys.readouterr()
+    assert isinstance(code, int)
+    return code, out, err

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import run_cli
 from schemas import MuonConfig, RLConfig
 
 from compose import cli
@@ -19,19 +20,6 @@ if TYPE_CHECKING:
     from conftest import WriteFile
 
 TESTS = Path(__file__).parent
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of `cli(RLConfig, argv)` (0 when it returns)."""
-    try:
-        cli(RLConfig, argv, prog="rl")
-    except SystemExit as exit_:
-        code = exit_.code
-    else:
-        code = 0
-    out, err = capsys.readouterr()
-    assert isinstance(code, int)
-    return code, out, err
 
 
 def test_good_input_returns_the_config_silently(

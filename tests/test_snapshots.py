@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import run_cli
 from schemas import RLConfig
 
-from compose import HelpRequested, cli, parse
+from compose import HelpRequested, parse
 from compose._render import help_panels
 
 if TYPE_CHECKING:
@@ -51,19 +52,6 @@ def assert_snapshot(name: str, text: str) -> None:
     with path.open(encoding="utf-8", newline="") as stream:
         expected = stream.read()
     assert text == expected, f"{path.name} differs (UPDATE_SNAPSHOTS=1 regenerates it)"
-
-
-def cli_output(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of `cli(RLConfig, argv, prog="rl")`."""
-    try:
-        cli(RLConfig, argv, prog="rl")
-    except SystemExit as exit_:
-        code = exit_.code
-    else:
-        code = 0
-    out, err = capsys.readouterr()
-    assert isinstance(code, int)
-    return code, out, err
 
 
 RL_TOML = """
@@ -103,7 +91,7 @@ PLAIN_HELP = {
 
 @pytest.mark.parametrize("name", PLAIN_HELP)
 def test_plain_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = cli_output(["--help", *PLAIN_HELP[name]], capsys)
+    code, out, err = run_cli(["--help", *PLAIN_HELP[name]], capsys)
     assert (code, err) == (0, "")
     assert_snapshot(name, out)
 
@@ -111,7 +99,7 @@ def test_plain_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
 def test_plain_help_after_files_shows_composed_values(
     rl_toml: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = cli_output([*rl_toml, "--help"], capsys)
+    code, out, err = run_cli([*rl_toml, "--help"], capsys)
     assert (code, err) == (0, "")
     assert_snapshot("help_composed", out)
 
@@ -119,7 +107,7 @@ def test_plain_help_after_files_shows_composed_values(
 def test_plain_help_after_files_narrowed(
     rl_toml: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = cli_output([*rl_toml, "--help", "trainer"], capsys)
+    code, out, err = run_cli([*rl_toml, "--help", "trainer"], capsys)
     assert (code, err) == (0, "")
     assert_snapshot("help_composed_narrowed_trainer", out)
 
@@ -128,7 +116,7 @@ def test_plain_help_when_the_files_cannot_be_composed(
     write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Help still helps: bare defaults, and a line saying why no values are shown."""
-    code, out, err = cli_output(["@", "missing.toml", "--help", "trainer.optim"], capsys)
+    code, out, err = run_cli(["@", "missing.toml", "--help", "trainer.optim"], capsys)
     assert (code, err) == (0, "")
     assert_snapshot("help_with_a_composition_problem", out.replace(str(tmp_path), "<cwd>"))
 
@@ -139,7 +127,7 @@ def test_help_after_a_file_with_an_unknown_key_says_so(
     """An unknown key in a file is reported on the help screen as one on the command line is
     (`--trainer.micro-batch 3 --help` says "values not shown: ... unknown key")."""
     write("bad.toml", "[trainer]\nmicro_batch = 3\n")
-    code, out, err = cli_output(["@", "bad.toml", "--help", "trainer.optim"], capsys)
+    code, out, err = run_cli(["@", "bad.toml", "--help", "trainer.optim"], capsys)
     assert (code, err) == (0, "")
     assert (
         "(values not shown: --trainer.micro-batch = 3 (from bad.toml:2): unknown key; "
@@ -227,7 +215,7 @@ def test_error_message(
 ) -> None:
     for file_name, text in ERROR_FILES.items():
         write(file_name, text)
-    code, out, err = cli_output(ERRORS[name], capsys)
+    code, out, err = run_cli(ERRORS[name], capsys)
     assert (code, out) == (2, "")
     assert "Traceback" not in err
     assert_snapshot(f"error_{name}", err.replace(str(tmp_path), "<cwd>"))
