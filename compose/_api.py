@@ -66,6 +66,8 @@ def compose(
     if schema is None:
         if composed.pending:
             raise gather(composed.pending)
+        if not composed.may_hold_none and not composed.may_interpolate:
+            return composed.tree  # no "None" text anywhere: the walk would change nothing
         result: dict[str, Any] = plain_nones(composed.tree)
         return result
     return bind(composed, schema)  # type: ignore[no-any-return]

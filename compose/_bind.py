@@ -123,9 +123,10 @@ class _Binder:
                 if plan.forbid_extra:  # reported here, with a hint; Pydantic need not see it
                     self._unknown((*path, key), node.pop(key), shape)
                 continue
-            node[key] = self.prepare(
-                child, field.shape, child_default(model, key, default), (*path, key)
-            )
+            if isinstance(child, (dict, list)) or child == NONE_TEXT:  # scalars need nothing
+                node[key] = self.prepare(
+                    child, field.shape, child_default(model, key, default), (*path, key)
+                )
         if isinstance(default, BaseModel):
             _keep_customised_default(node, default)
         return node

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._argv import DeleteItem, FileItem, Item, ValueItem
-from compose._coerce import ENABLE, INTERPOLATION, convert, untyped
+from compose._coerce import ENABLE, INTERPOLATION, NONE_TEXT, convert, untyped
 from compose._defaults import to_plain
 from compose._merge import MANDATORY, Merger
 from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Origins
@@ -34,6 +34,7 @@ class Composed:
     root: Shape
     sources: list[FileSource] = field(default_factory=list)
     may_interpolate: bool = False  # some node holds "${" or "???": resolution has work to do
+    may_hold_none: bool = False  # some file's text holds "None": a "None" string may need None
     pending: list[ComposeError] = field(default_factory=list)  # reported with validation's
 
     def show_key(self, path: KeyPath) -> str:
@@ -101,6 +102,7 @@ def _merge_file(merger: Merger, composed: Composed, item: FileItem) -> None:
     table, source = load_toml(item.path, prefix)
     composed.sources.append(source)
     composed.may_interpolate = composed.may_interpolate or _marks_resolution(source.text)
+    composed.may_hold_none = composed.may_hold_none or NONE_TEXT in source.text
     moves = move_renamed(table, shape, source, composed.show_key)
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line

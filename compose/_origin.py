@@ -89,7 +89,8 @@ class Origins:
 
     def replace(self, path: KeyPath, origin: Origin, old: object = None) -> None:
         """Record a node that replaced the subtree `old` at `path`: its records no longer apply."""
-        self.forget(path, old)
+        if isinstance(old, (dict, list)):  # a scalar has no records below it
+            self.forget(path, old)
         self._by_path[path] = origin
 
     def forget(self, path: KeyPath, old: object) -> None:

@@ -30,15 +30,16 @@ MAX_DEPTH = 100  # tables and lists nested deeper than any real config; walks st
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     """Whether `value` nests more than `limit` tables or lists (checked without recursion)."""
+    if not isinstance(value, (dict, list)):
+        return False
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
             return True
-        if isinstance(node, dict):
-            stack.extend((child, depth + 1) for child in node.values())
-        elif isinstance(node, list):
-            stack.extend((child, depth + 1) for child in node)
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (dict, list)):  # scalars cost one check, no stack entry
+                stack.append((child, depth + 1))
     return False
 
 
