@@ -70,7 +70,7 @@ def compose(
             return composed.tree  # no "None" text anywhere: the walk would change nothing
         result: dict[str, Any] = plain_nones(composed.tree)
         return result
-    return bind(composed, schema)  # type: ignore[no-any-return]
+    return bind(composed, schema)
 
 
 def parse(
@@ -86,7 +86,7 @@ def parse(
         raise _help(schema, items, asked[-1].section, prog or program_name())
     composed = compose_items(items, schema)
     resolve(composed, resolvers)
-    return bind(composed, schema)  # type: ignore[no-any-return]
+    return bind(composed, schema)
 
 
 def resolve(composed: Composed, resolvers: Resolvers = None) -> None:

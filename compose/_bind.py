@@ -10,7 +10,7 @@ value and the node that set it.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, TypeVar
 
 import pydantic
 from pydantic import BaseModel
@@ -34,8 +34,10 @@ from compose.errors import (
     gather,
 )
 
+M = TypeVar("M", bound=BaseModel)
 
-def bind(composed: Composed, schema: type[BaseModel]) -> Any:
+
+def bind(composed: Composed, schema: type[M]) -> M:
     """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
     binder = _Binder(composed)
     binder.errors.extend(composed.pending)

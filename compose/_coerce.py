@@ -154,13 +154,13 @@ def _enum_value(text: str, member: type[enum.Enum]) -> Any:
     return None
 
 
-def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) -> list[Any]:
+def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) -> list[Any] | None:
     item = shape.item
     if len(tokens) == 1 and tokens[0].startswith("["):
         values = _json(tokens[0], key, origin, list)
         return [_typed_json(v, item, f"{key}.{i}", origin) for i, v in enumerate(values)]
     if len(tokens) == 1 and tokens[0] == NONE_TEXT and shape.nullable:
-        return None  # type: ignore[return-value]  # `--l None` on an optional list
+        return None  # `--l None` on an optional list
     if item is None:
         return [untyped(token, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
     return [convert_text(token, item, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
