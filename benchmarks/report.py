@@ -70,6 +70,7 @@ class Context:
     profiles: list[str] = field(default_factory=list)
     reused: str | None = None  # the results.json the cells were taken from
     engine_at_start: str = ""
+    report_only: bool = False  # with `reused`: the cold starts came from that file too
 
 
 @dataclass
@@ -495,7 +496,15 @@ def plot(results: Results, path: Path) -> bool:
         axis.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("seconds")
     axes[1].legend(loc="upper left", fontsize=8)
-    figure.tight_layout()
+    figure.text(
+        0.01,
+        0.01,
+        f"open triangles at {results.context.timeout_s:.0f} s: stopped at "
+        "the timeout (the real time is longer); dots: each N x M cell; lines: the "
+        "geometric mean at equal totals",
+        fontsize=8,
+    )
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return True
@@ -512,11 +521,31 @@ def _plot_system(axis: Any, results: Results, workloads: list[Workload], name: s
         return
     xs = sorted(points)
     ys = [statistics.geometric_mean(points[x]) for x in xs]
-    color, style = {"floor": ("black", "--"), "compose": ("tab:red", "-")}.get(name, (None, "-"))
+    color, style = STYLES.get(name, ("tab:gray", "-"))
     width = 2.2 if name in ("floor", "compose") else 1.2
-    (line,) = axis.plot(xs, ys, style, color=color, label=name, linewidth=width)
+    axis.plot(xs, ys, style, color=color, label=name, linewidth=width)
     for x in xs:
-        axis.plot([x] * len(points[x]), points[x], "o", color=line.get_color(), markersize=3)
+        axis.plot([x] * len(points[x]), points[x], "o", color=color, markersize=3)
+    stopped = [w.leaves for w in workloads if _stopped(results.cell(w, name))]
+    if stopped:
+        limit = [results.context.timeout_s] * len(stopped)
+        axis.plot(stopped, limit, "^", color=color, markersize=7, markerfacecolor="none")
+
+
+def _stopped(cell: Cell | None) -> bool:
+    return cell is not None and cell.status == "timeout"
+
+
+STYLES = {
+    "floor": ("black", "--"),
+    "compose": ("tab:red", "-"),
+    "omegaconf": ("tab:blue", "-"),
+    "omegaconf-tomli": ("tab:cyan", "-"),
+    "hydra": ("tab:green", "-"),
+    "prime-pydantic-config": ("tab:purple", "-"),
+    "pydantic-settings": ("tab:brown", "-"),
+    "jsonargparse": ("tab:gray", "-"),
+}
 
 
 # ---------------------------------------------------------------- writing
@@ -579,11 +608,13 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
         if flag
         else ""
     )
-    if context.reused:
+    if context.reused and context.report_only:
+        quick = f" (Report rewritten from its results.json on {info['rewritten']}.)"
+    elif context.reused:
         flag += f" --reuse {Path(context.reused).name}"
         quick = (
-            " The cells and pairs were measured by an earlier full run and taken from its "
-            "results.json; cold start, the lookup chain and this report are from this run."
+            " The cells and pairs come from an earlier full run's results.json; cold start, "
+            "the lookup chain and this report were redone."
         )
     return [
         "# Benchmark results",
@@ -642,6 +673,18 @@ def notes_lines(results: Results) -> list[str]:
     return [*lines, ""]
 
 
+def run_info(context: Context) -> dict[str, Any]:
+    return {
+        "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        "duration_s": datetime.datetime.now().timestamp() - context.started,
+        "machine": machine(),
+        "load_before": context.load_before,
+        "load_after": os.getloadavg(),
+        "plan": context.plan_name,
+        "engine_at_start": context.engine_at_start,
+    }
+
+
 def write(
     out: Path,
     cells: list[Cell],
@@ -652,15 +695,11 @@ def write(
 ) -> list[str]:
     """Write the report files; return the failures (crashes, disagreements) to exit 1 on."""
     results = Results(cells, pairs, context)
-    info = {
-        "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
-        "duration_s": datetime.datetime.now().timestamp() - context.started,
-        "machine": machine(),
-        "load_before": context.load_before,
-        "load_after": os.getloadavg(),
-        "plan": context.plan_name,
-        "engine_at_start": context.engine_at_start,
-    }
+    if context.reused and context.report_only:  # the run that measured, not this rewrite
+        info = json.loads(Path(context.reused).read_text())["info"]
+        info["rewritten"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    else:
+        info = run_info(context)
     (out / "RESULTS.md").write_text(markdown(results, cold, chain, info))
     data = {
         "info": info,

@@ -411,6 +411,13 @@ def _ran(cells: list[Cell], w: Workload) -> bool:
 # ---------------------------------------------------------------- reusing a previous run
 
 
+def load_extras(path: Path) -> tuple[list[coldstart.Timing], dict[str, Any]]:
+    """Cold starts and the lookup chain from a `results.json` (for --report-only)."""
+    data = json.loads(path.read_text())
+    cold = [coldstart.Timing(**found) for found in data["cold_start"]]
+    return cold, data["lookup_chain"]
+
+
 def load_previous(path: Path) -> tuple[list[Cell], list[Pair]]:
     """Cells and pairs from a `results.json`, to redo only cold start, profiles and the report."""
     data = json.loads(path.read_text())
@@ -460,6 +467,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--systems", help="comma-separated subset of systems")
     parser.add_argument("--timeout", type=float, help="seconds per cell (default 60)")
     parser.add_argument("--no-profile", action="store_true", help="skip the cProfile runs")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="with --reuse: measure nothing, rewrite the report from the file",
+    )
     parser.add_argument(
         "--reuse",
         type=Path,
@@ -514,14 +526,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cells, pairs = measure_cells(plan, systems, workdir)
     print(f"cells done in {time.time() - started:.0f} s; cold start ...", flush=True)
-    cold = coldstart.run_all(workdir, plan.cold_runs, plan.cold_warmup, plan.quick)
-    if not plan.quick:
-        (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
-        (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
-    chain = lookup_chain_costs(workdir, plan)
+    if args.reuse and args.report_only:
+        cold, chain = load_extras(args.reuse)
+    else:
+        cold = coldstart.run_all(workdir, plan.cold_runs, plan.cold_warmup, plan.quick)
+        if not plan.quick:
+            (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
+            (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
+        chain = lookup_chain_costs(workdir, plan)
     if plan.quick:
         profiles = []
-    elif args.no_profile:  # keep linking what an earlier run left
+    elif args.no_profile or args.report_only:  # keep linking what an earlier run left
         profiles = sorted(p.name for p in out.glob("profile_*-*.txt"))
     else:
         profiles = run_profiles(workdir, plan, cells)
@@ -535,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
         profiles=profiles,
         reused=str(args.reuse) if args.reuse else None,
         engine_at_start=engine_at_start,
+        report_only=bool(args.reuse and args.report_only),
     )
     failures = report.write(out, cells, pairs, cold, chain, context)
     print(f"report: {out / 'RESULTS.md'}")
