@@ -13,8 +13,9 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from compose._argv import FileItem, HelpItem, Item, parse_overrides, split_argv
+from compose._argv import FileItem, HelpItem, Item, ValueItem, parse_overrides, split_argv
 from compose._bind import bind, plain_nones, unknown_keys
+from compose._coerce import may_spell_none
 from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help
@@ -63,14 +64,15 @@ def compose(
     items += parse_overrides(list(overrides))
     composed = compose_items(items, schema)
     resolve(composed, resolvers)
-    if schema is None:
-        if composed.pending:
-            raise gather(composed.pending)
-        if not composed.may_hold_none and not composed.may_interpolate:
-            return composed.tree  # no "None" text anywhere: the walk would change nothing
-        result: dict[str, Any] = plain_nones(composed.tree)
-        return result
-    return bind(composed, schema)
+    flags_none = flags_may_hold_none(items)
+    if schema is not None:
+        return bind(composed, schema, flags_may_hold_none=flags_none)
+    if composed.pending:
+        raise gather(composed.pending)
+    if not (composed.may_hold_none or composed.may_interpolate or flags_none):
+        return composed.tree  # no "None" text anywhere: the walk would change nothing
+    result: dict[str, Any] = plain_nones(composed.tree)
+    return result
 
 
 def parse(
@@ -86,7 +88,17 @@ def parse(
         raise _help(schema, items, asked[-1].section, prog or program_name())
     composed = compose_items(items, schema)
     resolve(composed, resolvers)
-    return bind(composed, schema)
+    return bind(composed, schema, flags_may_hold_none=flags_may_hold_none(items))
+
+
+def flags_may_hold_none(items: list[Item]) -> bool:
+    """Whether a flag's text may give a "None" string (JSON and TOML values parse to text)."""
+    return any(
+        may_spell_none(token)
+        for item in items
+        if isinstance(item, ValueItem)
+        for token in item.tokens
+    )
 
 
 def resolve(composed: Composed, resolvers: Resolvers = None) -> None:

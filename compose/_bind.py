@@ -3,23 +3,28 @@
 Before validation one walk beside the schema does what only the schema knows: `"None"` becomes
 None where the type admits it, a union section without a tag gets its default variant's, and a
 section whose class default is a customised instance keeps that instance's values under what the
-nodes set. Pydantic then validates once; each of its errors is mapped to the key in CLI form, the
-value and the node that set it.
+nodes set; unknown keys are reported with a hint. When no node can hold "None" text (the usual
+case) the walk is lean: it visits sections only, and a section with no sections below it costs
+one check of its keys. Pydantic then validates once; each of its errors is mapped to the key in
+CLI form, the value and the node that set it.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
 import pydantic
 from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT
+from compose._defaults import has_none_text_defaults
 from compose._graph import Composed
-from compose._origin import KeyPath, Origins
+from compose._origin import KeyPath, Origins, Seg
 from compose._schema import (
     NO_DEFAULT,
+    ModelPlan,
     child_default,
     default_tag,
     plan_of,
@@ -37,9 +42,14 @@ from compose.errors import (
 M = TypeVar("M", bound=BaseModel)
 
 
-def bind(composed: Composed, schema: type[M]) -> M:
-    """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
-    binder = _Binder(composed)
+def bind(composed: Composed, schema: type[M], *, flags_may_hold_none: bool = True) -> M:
+    """The validated instance of `schema`; every problem raised at once as `ComposeError`.
+
+    `flags_may_hold_none=False` says no flag's text spells "None" (see `may_spell_none`): with
+    no such text anywhere, the preparing walk visits only what may hold sections.
+    """
+    lean = not flags_may_hold_none and not _may_hold_none(composed, schema)
+    binder = _Binder(composed, lean)
     binder.errors.extend(composed.pending)
     tree = binder.prepare(composed.tree, composed.root, NO_DEFAULT, ())
     try:
@@ -51,9 +61,17 @@ def bind(composed: Composed, schema: type[M]) -> M:
     return instance
 
 
+def _may_hold_none(composed: Composed, schema: type[BaseModel]) -> bool:
+    """Whether a "None" string may be in the tree: from a file, a resolved value or a default."""
+    return composed.may_hold_none or composed.may_interpolate or has_none_text_defaults(schema)
+
+
 def unknown_keys(composed: Composed) -> list[ComposeError]:
-    """The unknown keys of a composition, checked without binding it (for `show`, `--help`)."""
-    binder = _Binder(composed)
+    """The unknown keys of a composition, checked without binding it (for `show`, `--help`).
+
+    The lean walk suffices: unknown keys are found in sections, which it visits all.
+    """
+    binder = _Binder(composed, lean=True)
     binder.prepare(copy.deepcopy(composed.tree), composed.root, NO_DEFAULT, ())
     return [error for error in binder.errors if isinstance(error, UnknownKeyError)]
 
@@ -71,8 +89,9 @@ def plain_nones(tree: Any) -> Any:
 
 
 class _Binder:
-    def __init__(self, composed: Composed) -> None:
+    def __init__(self, composed: Composed, lean: bool) -> None:
         self.composed = composed
+        self.lean = lean  # no "None" text in the tree: only sections need a visit
         self.errors: list[ComposeError] = []
 
     def add(self, errors: list[ComposeError]) -> None:
@@ -89,13 +108,26 @@ class _Binder:
                 return self._section(value, shape, default, path)
             if kind is Kind.DICT or kind is Kind.ANY:
                 item = shape.item or ANY
+                if self.lean and _keys_only(item):
+                    self._check_keys(value.items(), item, path)
+                    return value
                 for key, child in value.items():
                     value[key] = self.prepare(child, item, NO_DEFAULT, (*path, key))
         elif isinstance(value, list) and (kind is Kind.LIST or kind is Kind.ANY):
             item = shape.item or ANY
+            if self.lean and _keys_only(item):
+                self._check_keys(enumerate(value), item, path)
+                return value
             for index, child in enumerate(value):
                 value[index] = self.prepare(child, item, NO_DEFAULT, (*path, index))
         return value
+
+    def _check_keys(self, children: Iterable[tuple[Seg, Any]], item: Shape, path: KeyPath) -> None:
+        """Lean: elements of a model with no sections below need only their keys checked."""
+        names = plan_of(item.model).fields.keys()
+        for key, child in children:
+            if isinstance(child, dict) and not child.keys() <= names:
+                self._section(child, item, NO_DEFAULT, (*path, key))  # reports the unknown keys
 
     def _text(self, value: str, shape: Shape, path: KeyPath) -> Any:
         if shape.nullable:
@@ -119,6 +151,18 @@ class _Binder:
         if not isinstance(default, model):
             default = NO_DEFAULT  # a switched variant starts from its own class defaults
         plan = plan_of(model)
+        if self.lean and node.keys() <= plan.fields.keys():
+            self._sections_below(node, plan, default, path)
+        else:
+            self._fields(node, shape, plan, default, path)
+        if isinstance(default, BaseModel):
+            _keep_customised_default(node, default)
+        return node
+
+    def _fields(
+        self, node: dict[str, Any], shape: Shape, plan: ModelPlan, default: Any, path: KeyPath
+    ) -> None:
+        """Every key of a section: unknown ones reported, values prepared by their field."""
         for key, child in list(node.items()):
             field = plan.fields.get(key)
             if field is None:
@@ -127,11 +171,21 @@ class _Binder:
                 continue
             if isinstance(child, (dict, list)) or child == NONE_TEXT:  # scalars need nothing
                 node[key] = self.prepare(
-                    child, field.shape, child_default(model, key, default), (*path, key)
+                    child, field.shape, child_default(plan.model, key, default), (*path, key)
                 )
-        if isinstance(default, BaseModel):
-            _keep_customised_default(node, default)
-        return node
+
+    def _sections_below(
+        self, node: dict[str, Any], plan: ModelPlan, default: Any, path: KeyPath
+    ) -> None:
+        """A section of known keys in a tree with no "None" text: only sections below it."""
+        holding: Collection[str] = plan.section_fields
+        if len(holding) > 1:  # in the node's order, so that errors come in the files' order
+            holding = [key for key in node if key in plan.section_fields]
+        for key in holding:
+            child = node.get(key)
+            if isinstance(child, (dict, list)):  # tables and lists are prepared in place
+                field_default = child_default(plan.model, key, default)
+                self.prepare(child, plan.fields[key].shape, field_default, (*path, key))
 
     def _variant(
         self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath
@@ -164,6 +218,12 @@ class _Binder:
         found = unknown_key(self.composed.root, path, None, section, len(path) - 1)
         origin = self.composed.origins.describe(path)
         self.errors.append(found.evolve(value=value, origin=origin))
+
+
+def _keys_only(shape: Shape) -> bool:
+    """A model with no sections below it: with no "None" text, only its keys need a look."""
+    model = shape.model
+    return model is not None and shape.kind is Kind.MODEL and not plan_of(model).section_fields
 
 
 def _keep_customised_default(node: dict[str, Any], default: BaseModel) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from typing import Any
 
 import tomli
@@ -95,6 +96,11 @@ def none_for(shape: Shape, key: str, origin: str) -> Any:
     if shape.accepts_str:
         return NONE_TEXT
     raise ConfigValidationError("does not accept None", key=key, value=NONE_TEXT, origin=origin)
+
+
+def may_spell_none(text: str) -> bool:
+    """Whether TOML or JSON `text` may hold the string "None": as written, or through escapes."""
+    return NONE_TEXT in text or "\\" in text
 
 
 def _bool(text: str, key: str, origin: str) -> bool:
@@ -211,6 +217,15 @@ def parse_toml_value(text: str) -> Any:
     if not text or text[0] not in "+-0123456789.tfin[\"'":
         return None  # the common case, text, costs no parse
     try:
+        if _TOML_INT.fullmatch(text):  # plain numbers, most flags: what tomli would give
+            return int(text)
+        if _TOML_FLOAT.fullmatch(text):
+            return float(text)
         return tomli.loads(f"v = {text}")["v"]
     except (tomli.TOMLDecodeError, RecursionError, ValueError):
         return None  # ValueError: an integer longer than Python converts
+
+
+# TOML's decimal integers and floats without underscores or exponents (no leading zeros)
+_TOML_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_TOML_FLOAT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)\.[0-9]+")

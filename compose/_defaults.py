@@ -10,10 +10,12 @@ the tree so they are resolved like any other value. Both touch only what they ne
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
+from compose._coerce import NONE_TEXT
 from compose._origin import DEFAULT, KeyPath, Origins
 from compose._schema import NO_DEFAULT, child_default, current_variant, plan_of
 from compose._tree import child, is_index
@@ -109,28 +111,53 @@ def _inject_elements(items: list[Any], shape: Shape, path: KeyPath, origins: Ori
 @functools.cache
 def has_interpolated_defaults(model: type[BaseModel]) -> bool:
     """Whether any default of `model`, or of a section class below it, holds `${`."""
-    return _model_interpolates(model, frozenset())
+    return _model_defaults_hold(model, _holds_interpolation, frozenset())
 
 
-def _model_interpolates(model: type[BaseModel], seen: frozenset[type]) -> bool:
+@functools.cache
+def has_none_text_defaults(model: type[BaseModel]) -> bool:
+    """Whether any default of `model`, or of a section class below it, holds the text "None".
+
+    Flags into lists copy class defaults into the tree, where binding may turn that text into
+    None: binding looks for it only when a schema's defaults or the nodes may hold it.
+    """
+    return _model_defaults_hold(model, _holds_none_text, frozenset())
+
+
+def _model_defaults_hold(
+    model: type[BaseModel], holds: Callable[[Any], bool], seen: frozenset[type]
+) -> bool:
     if model in seen:
         return False
     seen = seen | {model}
     for field in plan_of(model).fields.values():
-        if field.default is not NO_DEFAULT and _holds_interpolation(field.default):
+        if field.default is not NO_DEFAULT and holds(field.default):
             return True
-        if any(_model_interpolates(m, seen) for m in section_models(field.shape)):
+        if any(_model_defaults_hold(m, holds, seen) for m in section_models(field.shape)):
             return True
     return False
 
 
 def _holds_interpolation(value: Any) -> bool:
+    return _holds_text(value, _interpolates)
+
+
+def _interpolates(text: str) -> bool:
+    return _INTERP in text
+
+
+def _holds_none_text(value: Any) -> bool:
+    return _holds_text(value, NONE_TEXT.__eq__)
+
+
+def _holds_text(value: Any, matches: Callable[[str], bool]) -> bool:
+    """Whether a default, through models, dicts, lists and tuples, holds text that `matches`."""
     if isinstance(value, str):
-        return _INTERP in value
+        return matches(value)
     if isinstance(value, BaseModel):
-        return any(_holds_interpolation(v) for v in value.__dict__.values())
+        return any(_holds_text(v, matches) for v in value.__dict__.values())
     if isinstance(value, dict):
-        return any(_holds_interpolation(v) for v in value.values())
+        return any(_holds_text(v, matches) for v in value.values())
     if isinstance(value, (list, tuple)):
-        return any(_holds_interpolation(v) for v in value)
+        return any(_holds_text(v, matches) for v in value)
     return False

@@ -22,7 +22,7 @@ from pydantic_core import PydanticUndefined
 from compose._docstrings import field_docstring
 from compose._origin import KeyPath
 from compose._tree import MAX_DEPTH, child, is_index
-from compose._types import ANY, Kind, Shape, shape_of_field
+from compose._types import ANY, Kind, Shape, section_models, shape_of_field
 from compose.errors import ArgvError, UnknownKeyError
 
 NO_DEFAULT: Any = PydanticUndefined
@@ -56,6 +56,9 @@ class ModelPlan:
     model: type[BaseModel]
     fields: dict[str, FieldPlan]
     forbid_extra: bool
+    # The fields whose values may hold sections (directly, in lists, dicts or unions): with no
+    # "None" text in a tree, the rest need nothing before validation.
+    section_fields: frozenset[str]
 
 
 @functools.cache
@@ -65,7 +68,8 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
         for name, info in model.model_fields.items()
     }
     forbid = model.model_config.get("extra") == "forbid"
-    return ModelPlan(model, fields, forbid)
+    holding = frozenset(name for name, plan in fields.items() if section_models(plan.shape))
+    return ModelPlan(model, fields, forbid, holding)
 
 
 RENAMES_ATTR = "__compose_renames__"
@@ -151,17 +155,40 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
     """Follow `segments` (as the user wrote them) through the schema beside the tree.
 
     An old key declared with `renamed` continues along its new path; the target says so.
+    A path through models, lists and dicts only is the same whatever the tree: it is walked
+    once per schema (flags repeat across calls; the CLI node resolves each flag twice).
     """
+    key = (id(root), tuple(segments))  # an entry holds its root: the id stays that root's
+    found = _STATIC_WALKS.get(key)
+    if found is not None:
+        return found[1]
+    target, static = _walk(root, segments, tree, shown)
+    if static:
+        if len(_STATIC_WALKS) >= _MAX_STATIC_WALKS:
+            _STATIC_WALKS.clear()  # a bound for long-lived processes that see many flags
+        _STATIC_WALKS[key] = (root, target)
+    return target
+
+
+_STATIC_WALKS: dict[tuple[int, tuple[str, ...]], tuple[Shape, Target]] = {}
+_MAX_STATIC_WALKS = 4096
+_TREE_DEPENDENT = (Kind.UNION, Kind.ANY)  # the variant, or the data, decides the next step
+
+
+def _walk(root: Shape, segments: list[str], tree: Any, shown: str) -> tuple[Target, bool]:
+    """The target, and whether no step looked at the tree (so it holds for any tree)."""
     shape, node, default = root, tree, NO_DEFAULT
     path: list[str | int] = []
     defaults: list[Any] = []
     parent: Shape | None = None
     renamed: list[tuple[str, tuple[str, ...]]] = []
+    static = True
     if len(segments) > MAX_DEPTH:
         raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=shown)
     pending = list(segments)
     while pending:
         segment = pending.pop(0)
+        static = static and shape.kind not in _TREE_DEPENDENT
         step = _step(shape, node, default, segment, path, shown, root)
         if step is None:
             new = _renamed_path(shape, node, default, segment)
@@ -175,7 +202,7 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
         path.append(name)
         defaults.append(default)
         node = child(node, name)
-    return Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed))
+    return Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed)), static
 
 
 def _renamed_path(shape: Shape, node: Any, default: Any, segment: str) -> tuple[str, ...] | None:

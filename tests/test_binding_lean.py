@@ -1,0 +1,285 @@
+"""The lean preparing walk: with no "None" text in a composition, binding visits only the
+sections (for unknown keys, union tags and customised defaults) and skips everything else.
+
+Its results must be those of the full walk: a differential law over drawn schemas, and the
+cases where the choice between the two walks is delicate (a "None" spelt with an escape, in a
+flag's JSON, in a class default a flag copies into the tree).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import Field
+from schemas import EnvConfig, InferenceConfig, MuonConfig, RLConfig, SamplingConfig, Scalars
+from strategies import rich_schemas
+
+from compose import BaseConfig, ComposeError, UnknownKeyError, compose, parse, renamed
+from compose._bind import _Binder
+from compose._defaults import to_plain
+from compose._graph import Composed
+from compose._origin import Origins
+from compose._schema import NO_DEFAULT
+from compose._types import shape_of
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+LEAN = settings(
+    max_examples=60,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+# --- the law: lean and full walks agree on trees without "None" text ----------------------------
+
+
+def _without_none_text(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_none_text(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_none_text(item) for item in value]
+    return "none" if value == "None" else value
+
+
+def _mutated(value: Any, data: st.DataObject) -> Any:
+    """Unknown keys added and union tags dropped here and there, at any depth."""
+    if isinstance(value, list):
+        return [_mutated(item, data) for item in value]
+    if not isinstance(value, dict):
+        return value
+    table = {key: _mutated(item, data) for key, item in value.items()}
+    if "type" in table and data.draw(st.booleans()):
+        del table["type"]  # the walk sets the default variant's tag, or reports none chosen
+    if data.draw(st.booleans()):
+        table["zz_unknown"] = 1
+    return table
+
+
+def _prepared(
+    schema: type[BaseConfig], tree: dict[str, Any], lean: bool
+) -> tuple[Any, list[ComposeError]]:
+    root = shape_of(schema)
+    binder = _Binder(Composed(copy.deepcopy(tree), Origins(), root), lean)
+    prepared = binder.prepare(copy.deepcopy(tree), root, NO_DEFAULT, ())
+    return prepared, binder.errors
+
+
+def _formatted(errors: list[ComposeError]) -> list[str]:
+    return [error.format() for error in errors]
+
+
+@settings(LEAN)
+@given(pair=rich_schemas(), data=st.data())
+def test_the_lean_walk_is_the_full_walk_without_none_text(
+    pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
+) -> None:
+    schema, values = pair
+    tree = _mutated(_without_none_text(to_plain(data.draw(values))), data)
+    lean, lean_errors = _prepared(schema, tree, lean=True)
+    full, full_errors = _prepared(schema, tree, lean=False)
+    assert lean == full
+    assert _formatted(lean_errors) == _formatted(full_errors)
+
+
+@settings(LEAN)
+@given(pair=rich_schemas(), data=st.data())
+def test_the_lean_walk_finds_the_unknown_keys_of_the_full_walk(
+    pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
+) -> None:
+    """What `unknown_keys` (help, `compose show`) relies on, "None" text or not."""
+    schema, values = pair
+    tree = _mutated(to_plain(data.draw(values)), data)
+    _, lean_errors = _prepared(schema, tree, lean=True)
+    _, full_errors = _prepared(schema, tree, lean=False)
+    unknown = [
+        _formatted([e for e in errors if isinstance(e, UnknownKeyError)])
+        for errors in (lean_errors, full_errors)
+    ]
+    assert unknown[0] == unknown[1]
+
+
+# --- "None" text: wherever it may come from, the full walk still sees it -------------------------
+
+
+def test_none_text_deep_inside_a_list_of_models(write: WriteFile) -> None:
+    write("a.toml", '[[orchestrator.env]]\nargs = {k = ["None", {j = "None"}]}\n')
+    config = parse(RLConfig, ["@a.toml"])
+    assert config.orchestrator.env == [EnvConfig(args={"k": [None, {"j": None}]})]
+
+
+def test_none_spelt_with_a_toml_escape(write: WriteFile) -> None:
+    write("a.toml", '[orchestrator.sampling]\nmax_tokens = "No\\u006ee"\n')
+    config = parse(RLConfig, ["@a.toml"])
+    assert config.orchestrator.sampling == SamplingConfig(temperature=0.7)
+    write("b.toml", 'tag = """No\\\n  ne"""\n')  # a line-ending backslash joins the lines
+    assert parse(RLConfig, ["@b.toml"]).tag is None
+
+
+def test_none_text_in_override_json(write: WriteFile) -> None:
+    write("a.toml", "seed = 1\n")
+    config = compose(["a.toml"], ['inference.vllm_extra={"a": "None"}'], schema=RLConfig)
+    assert config.inference == InferenceConfig(vllm_extra={"a": None})
+    config = parse(RLConfig, ["--inference.vllm-extra", '{"a": "No\\u006ee"}'])
+    assert config.inference == InferenceConfig(vllm_extra={"a": None})
+
+
+def test_schemaless_none_text_in_override_values(write: WriteFile) -> None:
+    """As in a file: the "None" inside a JSON or TOML override value is None too."""
+    write("a.toml", "a = 1\n")
+    overrides = ['x={"k": "None"}', 'y=[1, "None"]', "z=None"]
+    assert compose(["a.toml"], overrides) == {"a": 1, "x": {"k": None}, "y": [1, None], "z": None}
+
+
+def test_none_text_in_flag_json_is_refused_where_none_is_not_allowed() -> None:
+    with pytest.raises(ComposeError) as caught:
+        parse(Scalars, ["--counts", '{"a": "None"}'])
+    assert str(caught.value) == "--counts.a = 'None' (from --counts): does not accept None"
+
+
+class WithNoneTextDefault(BaseConfig):
+    names: list[EnvConfig] = [EnvConfig(args={"k": "None"})]
+
+
+def test_none_text_in_a_class_default_a_flag_copies_into_the_tree() -> None:
+    """An index flag copies the default list into the tree; binding reads it as it reads a
+    file (a "None" string there is None where the type admits None, as before)."""
+    config = parse(WithNoneTextDefault, ["--names.0.weight", "2"])
+    assert config.names == [EnvConfig(args={"k": None}, weight=2.0)]
+
+
+# --- sections the lean walk must still visit -----------------------------------------------------
+
+
+class Plain(BaseConfig):
+    a: int = 0
+    b: list[int] = []
+
+
+class Holder(BaseConfig):
+    plain: Plain = Plain()
+    plains: dict[str, Plain] = {}
+    items: list[Plain] = []
+
+
+def test_an_unknown_key_in_a_section_with_no_special_fields(write: WriteFile) -> None:
+    write("a.toml", "[plain]\na = 1\n\nbb = 2\n")
+    with pytest.raises(ComposeError) as caught:
+        parse(Holder, ["@a.toml"])
+    expected = "--plain.bb = 2 (from a.toml:4): unknown key; did you mean --plain.b?"
+    assert str(caught.value) == expected
+
+
+def test_unknown_keys_in_dicts_and_lists_of_plain_models(write: WriteFile) -> None:
+    write("a.toml", "[plains.x]\na = 1\n[plains.y]\nbb = 2\n[[items]]\na = 1\n[[items]]\nc = 3\n")
+    with pytest.raises(ComposeError) as caught:
+        parse(Holder, ["@a.toml"])
+    assert str(caught.value) == (
+        "2 errors:\n"
+        "  - --plains.y.bb = 2 (from a.toml:4): unknown key\n"
+        "  - --items.1.c = 3 (from a.toml:8): unknown key; did you mean --items.1.b?"
+    )
+
+
+def test_unknown_keys_come_in_the_order_the_files_wrote_them(write: WriteFile) -> None:
+    write("a.toml", "[orchestrator]\nbatch_sizee = 1\n[trainer]\nmicro_batch = 2\n")
+    with pytest.raises(ComposeError) as caught:
+        parse(RLConfig, ["@a.toml"])
+    first, second = caught.value.errors
+    assert first.key == "--orchestrator.batch-sizee"
+    assert second.key == "--trainer.micro-batch"
+
+
+class Adam(BaseConfig):
+    type: Literal["adam"] = "adam"
+    lr: float = 0.1
+
+
+class Sgd(BaseConfig):
+    type: Literal["sgd"] = "sgd"
+    lr: float = 0.1
+    momentum: float = 0.0
+
+
+class Trainer(BaseConfig):
+    steps: int = 1
+    optim: Annotated[Adam | Sgd, Field(discriminator="type")] = Adam()
+
+
+class ViaDefault(BaseConfig):
+    trainer: Trainer = Trainer(optim=Sgd(momentum=0.5))
+
+
+def test_a_union_in_a_section_reached_only_through_a_customised_default(write: WriteFile) -> None:
+    """No node sets `type`: the tag comes from the customised default of the parent section."""
+    write("a.toml", "[trainer.optim]\nlr = 0.3\n")
+    config = parse(ViaDefault, ["@a.toml"])
+    assert config.trainer.optim == Sgd(lr=0.3, momentum=0.5)
+
+
+# --- flags: a walk is reused only where the tree cannot change it --------------------------------
+
+
+def test_union_paths_follow_the_variant_of_each_call() -> None:
+    argv = ["--trainer.optim.type", "muon", "--trainer.optim.lr", "1"]
+    assert parse(RLConfig, argv).trainer.optim == MuonConfig(lr=1.0)
+    assert parse(RLConfig, ["--trainer.optim.lr", "2"]).trainer.optim.type == "adamw"
+    with pytest.raises(ComposeError) as caught:
+        parse(RLConfig, ["--trainer.optim.momentum", "0.5"])
+    assert "only muon has it" in str(caught.value)
+
+
+def test_paths_through_untyped_data_follow_the_data_of_each_call(write: WriteFile) -> None:
+    """Under `dict[str, Any]`, `.0` indexes a list the tree holds, else it is a key."""
+    write("a.toml", "[inference.vllm_extra]\nl = [1, 2]\n")
+    config = parse(RLConfig, ["@a.toml", "--inference.vllm-extra.l.0", "9"])
+    assert config.inference == InferenceConfig(vllm_extra={"l": [9, 2]})
+    config = parse(RLConfig, ["--inference.vllm-extra.l.0", "9"])
+    assert config.inference == InferenceConfig(vllm_extra={"l": {"0": 9}})
+
+
+class Inner(BaseConfig):
+    new: int = 0
+
+
+@renamed({"old": "inner.new"})
+class Renaming(BaseConfig):
+    inner: Inner = Inner()
+
+
+def test_a_renamed_flag_warns_on_every_call() -> None:
+    for value in (1, 2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert parse(Renaming, ["--old", str(value)]).inner.new == value
+        assert [str(w.message) for w in caught] == [
+            "`old` is renamed to `inner.new`; found in --old"
+        ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("7", 7),
+        ("-0", 0),
+        ("+3", 3),
+        ("1_000", 1000),
+        ("0x10", 16),
+        ("007", "007"),
+        ("0.25", 0.25),
+        ("-1.5", -1.5),
+        ("1e3", 1000.0),
+        ("1.", "1."),
+        ("1" * 5000, "1" * 5000),
+    ],
+)
+def test_untyped_flags_read_numbers_as_toml_reads_them(text: str, expected: object) -> None:
+    config = compose([], [f"orchestrator.env.0.args.v={text}"], schema=RLConfig)
+    assert config.orchestrator.env[0].args["v"] == expected
