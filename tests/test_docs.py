@@ -15,15 +15,15 @@ string (the words after the fence):
   without output must exit with status 0; `$ echo $?` prints the status of the command before
   it. The temporary working directory is printed as `/path/to/project`. A block of these
   languages with no `$ ` line is an error.
-- ```toml: must parse (with tomli); ```yaml (what other tools' configs look like): must parse
-  (with PyYAML).
+- ```toml: must parse (with tomli); ```json: must parse (with json); ```yaml: must parse (with
+  PyYAML).
 - A file: a toml or python block whose first line is a comment holding only a file name
   (`# base.toml`, `# train.py`), or any block whose info string names one (```toml base.toml):
   it is written to that file in the working directory, without the naming line, for later blocks
-  and commands (a toml one must parse too); it is not run itself. When the name is a file of the
-  repository (`# examples/rl_app/cli.py`), the block is an excerpt of it instead, checked
-  against it: its lines appear in the file, in order, a `...` or `# ...` line standing for lines
-  left out.
+  and commands (a toml, json or yaml one must parse too); it is not run itself. When the name is
+  a file of the repository (`# examples/rl_app/cli.py`), the block is an excerpt of it instead,
+  checked against it: its lines appear in the file, in order, a `...` or `# ...` line standing
+  for lines left out.
 - ```text: not code (a diagram, a message format): shown, not run.
 - ```LANG no-run: code that cannot run here (it installs software, runs for minutes, or
   rewrites the repository's files); shown, not run. Keep these very few.
@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import doctest
 import io
+import json
 import os
 import re
 import runpy
@@ -73,7 +74,7 @@ WILDCARD = "..."
 
 SHARED_DIRS = ("examples", "conf")
 SHELL_LANGS = {"console", "bash", "sh", "shell"}
-KNOWN_LANGS = {"python", "pycon", "toml", "yaml", "text", *SHELL_LANGS}
+KNOWN_LANGS = {"python", "pycon", "toml", "json", "yaml", "text", *SHELL_LANGS}
 NO_RUN = "no-run"
 
 # What a shell would do with these outside single quotes: expansion, redirection, globs.
@@ -329,6 +330,7 @@ class Page:
             "python": self.run_python,
             "pycon": self.run_pycon,
             "toml": self.check_toml,
+            "json": self.check_json,
             "yaml": self.check_yaml,
             **dict.fromkeys(SHELL_LANGS, self.run_commands),
         }
@@ -351,8 +353,8 @@ class Page:
         if (ROOT / name).is_file():
             check_excerpt(block, ROOT / name)
             return
-        if block.lang == "toml":
-            self.check_toml(block)
+        if block.lang in ("toml", "json", "yaml"):
+            self.handlers[block.lang](block)
         text = block.text
         if _LABEL.fullmatch(text.split("\n", 1)[0].strip()):
             text = text.split("\n", 1)[1]  # the label is a caption, not a line of the file
@@ -366,6 +368,12 @@ class Page:
             tomli.loads(block.text)
         except tomli.TOMLDecodeError as error:
             pytest.fail(f"{block.where}: the toml block does not parse: {error}")
+
+    def check_json(self, block: Block) -> None:
+        try:
+            json.loads(block.text)
+        except json.JSONDecodeError as error:
+            pytest.fail(f"{block.where}: the json block does not parse: {error}")
 
     def check_yaml(self, block: Block) -> None:
         yaml = pytest.importorskip("yaml")  # PyYAML comes with omegaconf, a dev dependency
