@@ -1,0 +1,282 @@
+"""Help's field descriptions come from one scan of each module's source, and a bare `--help`
+draws without importing the composition engine (issue 6: cold `--help`). Behaviour, not timing:
+descriptions of nested, local and inherited fields, classes without source, the scan agreeing
+with `ast` on awkward source, and which modules a bare `--help` imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from schemas import RLConfig
+
+from compose import BaseConfig, HelpRequested, cli, parse
+from compose import _docstrings as docstrings
+
+
+def help_text(schema: type[BaseConfig], *argv: str) -> str:
+    with pytest.raises(HelpRequested) as asked:
+        parse(schema, ["--help", *argv])
+    return asked.value.text
+
+
+class Parent(BaseConfig):
+    inherited: int = 1
+    """Declared on the parent class."""
+
+    class Nested(BaseConfig):
+        deep: str = "x"
+        """A field of a class nested in a class."""
+
+
+class WithNested(Parent):
+    nested: Parent.Nested = Parent.Nested()
+    own: bool = False
+    """Declared here."""
+
+
+def test_nested_and_inherited_fields_are_described() -> None:
+    text = help_text(WithNested)
+    assert "Declared on the parent class." in text
+    assert "A field of a class nested in a class." in text
+    assert "Declared here." in text
+
+
+def test_classes_local_to_functions_are_told_apart() -> None:
+    def make_first() -> type[BaseConfig]:
+        class Config(BaseConfig):
+            value: int = 1
+            """From the first function."""
+
+        return Config
+
+    def make_second() -> type[BaseConfig]:
+        class Config(BaseConfig):
+            value: int = 2
+            """From the second function."""
+
+        return Config
+
+    assert "From the first function." in help_text(make_first())
+    assert "From the second function." in help_text(make_second())
+
+
+def test_a_class_without_source_gets_help_without_descriptions() -> None:
+    namespace: dict[str, object] = {"BaseConfig": BaseConfig, "__name__": "not_a_module"}
+    exec('class Generated(BaseConfig):\n    size: int = 3\n    """Not readable."""\n', namespace)
+    generated = namespace["Generated"]
+    assert isinstance(generated, type) and issubclass(generated, BaseConfig)
+    text = help_text(generated)
+    assert "--size INT" in text
+    assert "(default: 3)" in text
+    assert "Not readable." not in text
+
+
+def test_a_class_exec_in_a_module_namespace_does_not_take_another_class_docs() -> None:
+    """Its qualified name is looked up in this module's source, which has no such class."""
+    namespace: dict[str, object] = {"BaseConfig": BaseConfig, "__name__": __name__}
+    exec('class NotInThisFile(BaseConfig):\n    inherited: int = 1\n    """Nope."""\n', namespace)
+    generated = namespace["NotInThisFile"]
+    assert isinstance(generated, type) and issubclass(generated, BaseConfig)
+    assert "Nope." not in help_text(generated)
+
+
+# --- the scan reads what ast reads -------------------------------------------------------------
+
+AWKWARD = '''
+import dataclasses
+
+
+@dataclasses.dataclass
+class Decorated:
+    plain: int = 1
+    """Plain."""
+    raw: str = r"\\d"
+    r"""Raw \\d stays."""
+    escaped: str = ""
+    "Hex \\x41, quote \\" and unicode \\u00e9."
+    concatenated: int = 0
+    ("Two " "parts")
+    spaced: int = 0
+
+    # a comment between field and docstring
+
+    """Still the docstring."""
+    multi_line: dict[str, list[int]] = dataclasses.field(
+        default_factory=lambda: {"a": [1, 2]},  # a comment inside brackets
+    )
+    """
+    Indented,
+      over lines.
+    """
+    continued: int = \\
+        3
+    """After a backslash."""
+    data: bytes = b""
+    b"""Bytes: no docstring."""
+    formatted: str = ""
+    f"""An f-string: no docstring {1 + 1}."""
+    match: int = 0
+    """A soft keyword as a field."""
+    type: int = 0
+    """Another one."""
+
+    def method(self) -> None:
+        class Inner:
+            x: int = 0
+            """Local to a method."""
+
+    after_method: int = 0
+    """After a method."""
+    if True:
+        hidden: int = 0
+        """In an if: not a direct field."""
+    listed: list[int] = [1, 2]
+    lonely: int = 0
+
+
+class Outer:
+    class Inner:
+        field: str = "[(" + "{"
+        """Brackets in strings."""
+
+    after: int = 0
+    """Outer again."""
+
+
+def factory():
+    class Made:
+        made: int = 0
+        """Made in a function."""
+
+    async def later():
+        class Late:
+            late: int = 0
+            """In a coroutine."""
+
+    return Made
+
+
+try:
+    class InTry:
+        tried: int = 0
+        """In a try."""
+except ImportError:
+    class InTry:
+        tried: int = 0
+        """The second definition."""
+
+
+class OneLine: pass
+
+
+class Tabbed:
+\ttabbed: int = 0
+\t"""Indented with a tab."""
+'''
+
+
+def test_the_scan_reads_what_ast_reads() -> None:
+    scanned = docstrings.scan(AWKWARD)
+    assert scanned == docstrings.parse(AWKWARD)
+    decorated = scanned["Decorated"][0]
+    assert decorated.line == 5  # the decorator's line, as `__firstlineno__` counts
+    assert decorated.docstrings == {
+        "plain": "Plain.",
+        "raw": "Raw \\d stays.",
+        "escaped": 'Hex A, quote " and unicode \u00e9.',
+        "concatenated": "Two parts",
+        "spaced": "Still the docstring.",
+        "multi_line": "Indented,\n  over lines.",
+        "continued": "After a backslash.",
+        "match": "A soft keyword as a field.",
+        "type": "Another one.",
+        "after_method": "After a method.",
+    }
+    assert scanned["Decorated.method.<locals>.Inner"][0].docstrings == {"x": "Local to a method."}
+    assert scanned["Outer.Inner"][0].docstrings == {"field": "Brackets in strings."}
+    assert scanned["factory.<locals>.later.<locals>.Late"][0].docstrings == {
+        "late": "In a coroutine."
+    }
+    assert [c.docstrings for c in scanned["InTry"]] == [
+        {"tried": "In a try."},
+        {"tried": "The second definition."},
+    ]
+    assert scanned["Tabbed"][0].docstrings == {"tabbed": "Indented with a tab."}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'class A:\n    x: int = 0; y: int = 1\n    """Which field? ast knows."""\n',
+        'class A:\n    x: int = 0\n    """Form\x0cfeed."""\n\x0c\nclass B:\n    pass\n',
+        'class A:\n    x: str = f"{d["k"]}"\n    """A Python 3.12 f-string."""\n',
+    ],
+)
+def test_source_the_scan_is_unsure_of_is_left_to_ast(source: str) -> None:
+    with pytest.raises(docstrings._Unusual):
+        docstrings.scan(source)
+
+
+def test_a_module_the_scan_is_unsure_of_is_read_with_ast(tmp_path: Path) -> None:
+    module = tmp_path / "semicolons.py"
+    module.write_text('class A:\n    x: int = 0; y: int = 1\n    """Of y, says ast."""\n')
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"y": "Of y, says ast."}
+
+
+def test_classes_written_inside_strings_are_not_classes() -> None:
+    found = docstrings.module_classes(__file__)
+    assert "WithNested" in found
+    assert "Decorated" not in found  # in AWKWARD, a string
+    assert "NotInThisFile" not in found
+
+
+def test_a_class_of_pydantic_itself_is_not_read() -> None:
+    """BaseModel declares no fields: its large module is never scanned."""
+    text = help_text(RLConfig)
+    assert "How many checkpoints to keep; None keeps all." in text
+
+
+# --- a bare --help does not import the engine --------------------------------------------------
+
+
+def test_cli_help_equals_parse_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--help"], ["-h"], ["--help", "trainer.optim"], ["-h", "--help", "orchestrator"]):
+        with pytest.raises(SystemExit) as exited:
+            cli(RLConfig, argv, prog="rl")
+        assert exited.value.code == 0
+        with pytest.raises(HelpRequested) as asked:
+            parse(RLConfig, argv, prog="rl")
+        assert capsys.readouterr().out == asked.value.text, argv
+
+
+def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path) -> None:
+    program = textwrap.dedent(
+        """
+        import sys
+        import compose
+        assert "compose._api" not in sys.modules, "import compose"
+        from compose import BaseConfig, cli
+
+        class Config(BaseConfig):
+            size: int = 3
+            '''The size.'''
+
+        try:
+            cli(Config, ["--help"])
+        except SystemExit:
+            pass
+        loaded = {"compose._api", "compose._graph", "compose._bind"} & set(sys.modules)
+        assert not loaded, loaded
+        """
+    )
+    (tmp_path / "entry.py").write_text(program)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "entry.py")], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--size INT" in done.stdout
+    assert "The size." in done.stdout
