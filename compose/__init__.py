@@ -2,15 +2,18 @@
 
 TOML files and command-line overrides are nodes of a composition graph, merged in order,
 interpolated OmegaConf-style and bound onto Pydantic models.
+
+The functions are imported on first use (PEP 562): a schema module imports `BaseConfig` without
+the composition engine, and an entrypoint's bare `--help` never loads it (see `compose._cli`).
 """
 
-from compose._api import compose, parse
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from compose._base import BaseConfig
-from compose._cli import cli
-from compose._dump import to_toml, write_configs
-from compose._interp import register_resolver
-from compose._merge import ComposeWarning
-from compose._renames import renamed
+from compose._strategies import Merge  # used in schemas, like BaseConfig: a leaf module
 from compose.errors import (
     ArgvError,
     ComposeError,
@@ -22,6 +25,14 @@ from compose.errors import (
     UnknownKeyError,
 )
 
+if TYPE_CHECKING:
+    from compose._api import compose, parse
+    from compose._cli import cli
+    from compose._dump import to_toml, write_configs
+    from compose._interp import register_resolver
+    from compose._merge import ComposeWarning
+    from compose._renames import renamed
+
 __all__ = [
     "ArgvError",
     "BaseConfig",
@@ -31,6 +42,7 @@ __all__ = [
     "ErrorGroup",
     "HelpRequested",
     "InterpolationError",
+    "Merge",
     "SourceError",
     "UnknownKeyError",
     "cli",
@@ -41,3 +53,27 @@ __all__ = [
     "to_toml",
     "write_configs",
 ]
+
+_LAZY = {  # name -> the module that defines it
+    "ComposeWarning": "compose._merge",
+    "cli": "compose._cli",
+    "compose": "compose._api",
+    "parse": "compose._api",
+    "register_resolver": "compose._interp",
+    "renamed": "compose._renames",
+    "to_toml": "compose._dump",
+    "write_configs": "compose._dump",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'compose' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,20 +8,22 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from compose._argv import FileItem, HelpItem, Item, ValueItem, parse_overrides, split_argv
+from compose._argv import EnvItem, FileItem, HelpItem, Item, ValueItem, parse_overrides, split_argv
 from compose._bind import bind, plain_nones, unknown_keys
 from compose._coerce import may_spell_none
 from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
+from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help
 from compose._interp import Resolver, resolve_tree
 from compose._origin import KeyPath
 from compose._schema import suggest
+from compose._search import Dirs, SearchPath, as_search_path
 from compose._types import Shape
 from compose.errors import ComposeError, HelpRequested, gather
 
@@ -37,6 +39,9 @@ def compose(
     *,
     schema: type[M],
     resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> M: ...
 @overload
 def compose(
@@ -45,6 +50,9 @@ def compose(
     *,
     schema: None = None,
     resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]: ...
 def compose(
     sources: Sequence[Source] | Source,
@@ -52,17 +60,25 @@ def compose(
     *,
     schema: type[M] | None = None,
     resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> M | dict[str, Any]:
-    """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key=@file`, `~key`).
+    """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
+    to a list, `key=@file`, `~key`).
 
     With `schema`, the validated instance; without, the resolved plain dict. `resolvers` add
-    interpolation resolvers for this call only, before the registered ones.
+    interpolation resolvers for this call only, before the registered ones. A file name not
+    found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
+    With `env_prefix`, the variables of `environ` (default `os.environ`) named with it are a
+    node below the files (`PREFIX_SECTION__FIELD=VALUE`).
     """
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     items: list[Item] = [FileItem(os.fspath(s), "", os.fspath(s)) for s in sources]
     items += parse_overrides(list(overrides))
-    composed = compose_items(items, schema)
+    items = with_environment(items, env_prefix, environ)
+    composed = compose_items(items, schema, as_search_path(search_path))
     resolve(composed, resolvers)
     flags_none = flags_may_hold_none(items)
     if schema is not None:
@@ -76,29 +92,43 @@ def compose(
 
 
 def parse(
-    schema: type[M], argv: Sequence[str], *, prog: str | None = None, resolvers: Resolvers = None
+    schema: type[M],
+    argv: Sequence[str],
+    *,
+    prog: str | None = None,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
     Raises `ComposeError` for bad input and `HelpRequested` for `--help`; never exits.
+    `env_prefix` and `environ` add the environment node, as for `compose`.
     """
-    items = split_argv(list(argv))
+    items = with_environment(split_argv(list(argv)), env_prefix, environ)
     asked = [item for item in items if isinstance(item, HelpItem)]
+    dirs = as_search_path(search_path)
     if asked:
-        raise _help(schema, items, asked[-1].section, prog or program_name())
-    composed = compose_items(items, schema)
+        raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
+    composed = compose_items(items, schema, dirs)
     resolve(composed, resolvers)
     return bind(composed, schema, flags_may_hold_none=flags_may_hold_none(items))
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:
-    """Whether a flag's text may give a "None" string (JSON and TOML values parse to text)."""
-    return any(
-        may_spell_none(token)
-        for item in items
-        if isinstance(item, ValueItem)
-        for token in item.tokens
-    )
+    """Whether a flag's (or a variable's) text may give a "None" string (JSON and TOML values
+    parse to text)."""
+    return any(may_spell_none(token) for value in _values(items) for token in value.tokens)
+
+
+def _values(items: list[Item]) -> Iterator[ValueItem]:
+    """The flags, and the variables of the environment node."""
+    for item in items:
+        if isinstance(item, ValueItem):
+            yield item
+        elif isinstance(item, EnvItem):
+            yield from item.values
 
 
 def resolve(composed: Composed, resolvers: Resolvers = None) -> None:
@@ -144,17 +174,24 @@ def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
     return composed.show_key(path), composed.origins.describe(path)
 
 
-def _help(schema: type[M], items: list[Item], narrow: str, prog: str) -> HelpRequested:
+def _help(
+    schema: type[M],
+    items: list[Item],
+    narrow: str,
+    prog: str,
+    search_path: SearchPath = (),
+    env_prefix: str | None = None,
+) -> HelpRequested:
     """Help; after `@ files` or flags, with the values they compose and who set each."""
     nodes: list[Item] = [item for item in items if not isinstance(item, HelpItem)]
     composed, problem = None, ""
     try:
-        composed = compose_items(nodes, schema) if nodes else None
+        composed = compose_items(nodes, schema, search_path) if nodes else None
         if composed is not None:
             check_keys(composed)
     except ComposeError as error:  # help still helps: bare defaults, and what went wrong
         composed, problem = None, error.format()
-    screen = help_screen(schema, prog, narrow, composed, problem)
+    screen = help_screen(schema, prog, narrow, composed, problem, search_path, env_prefix)
     return HelpRequested(plain_help(screen), screen)
 
 

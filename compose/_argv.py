@@ -3,16 +3,19 @@
     @ FILE | @FILE                       root file node
     --KEY @ FILE | --KEY @FILE | --KEY=@FILE   file node for section KEY
     --KEY=VALUE | --KEY [VALUE ...]      value override (tokens up to the next --flag or @)
+    --KEY+=VALUE | --KEY+ VALUE ...      append to the list at KEY
     ~KEY                                 delete what earlier nodes set at KEY
     -h | --help [SECTION]                help, optionally narrowed to a section
 
 `compose(overrides=...)` strings go through `parse_overrides`, the same items from
-`key=value`, `key=@file` and `~key`.
+`key=value`, `key+=value`, `key=@file` and `~key`. An app's environment variables
+(`env_prefix=`) make one more item, `EnvItem`, built by `compose._env`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from compose.errors import ArgvError
 
@@ -33,6 +36,7 @@ class ValueItem:
     key: str  # dotted, as typed without the leading dashes (may start with "no-")
     tokens: tuple[str, ...]
     shown: str  # the flag as typed, e.g. "--trainer.lr"
+    append: bool = False  # `--KEY+ VALUE...`: append to the list rather than set it
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,17 @@ class HelpItem:
     section: str
 
 
-Item = FileItem | ValueItem | DeleteItem | HelpItem
+class EnvItem(NamedTuple):
+    """The environment node: the variables named with `prefix`, as flags (`compose._env`).
+
+    A named tuple, not a dataclass: this module is imported on every run, even a bare `--help`.
+    """
+
+    prefix: str
+    values: tuple[ValueItem, ...]
+
+
+Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem
 
 
 def split_argv(argv: list[str]) -> list[Item]:
@@ -96,18 +110,26 @@ def _parse_file(argv: list[str], pos: int, section: str, token: str) -> tuple[in
 def _parse_flag(argv: list[str], pos: int) -> tuple[int, Item]:
     body = argv[pos][2:]
     key, eq, value = body.partition("=")
-    if not key or key.startswith(("-", ".")) or key.endswith("."):
+    append = key.endswith("+")
+    key = key.removesuffix("+")
+    if not key or key.startswith(("-", ".")) or key.endswith((".", "+")):
         raise ArgvError("malformed flag", value=argv[pos])
+    next_is_file = not eq and pos + 1 < len(argv) and argv[pos + 1].startswith("@")
+    if append and (value.startswith("@") or next_is_file):
+        raise ArgvError(
+            "+ appends values to a list; a file is loaded with --KEY @ FILE", value=argv[pos]
+        )
+    shown = f"--{key}+" if append else f"--{key}"
     if eq:
         if value.startswith("@"):
             return pos + 1, FileItem(value[1:], key, argv[pos])
-        return pos + 1, ValueItem(key, (value,), f"--{key}")
-    if pos + 1 < len(argv) and argv[pos + 1].startswith("@"):
+        return pos + 1, ValueItem(key, (value,), shown, append)
+    if next_is_file:
         return _parse_file(argv, pos + 1, key, argv[pos + 1])
     end = pos + 1
     while end < len(argv) and not _ends_values(argv[end]):
         end += 1
-    return end, ValueItem(key, tuple(argv[pos + 1 : end]), f"--{key}")
+    return end, ValueItem(key, tuple(argv[pos + 1 : end]), shown, append)
 
 
 def _ends_values(token: str) -> bool:
@@ -125,11 +147,17 @@ def _parse_override(text: str) -> Item:
     key, eq, value = text.partition("=")
     # Hydra's `+key=v` / `++key=v` (add / force-add) are plain sets here: any key may be set
     key = key.strip().removeprefix("--").lstrip("+")
-    if not eq or not key:
+    append = key.endswith("+")  # `key+=v` appends to a list
+    key = key.removesuffix("+").rstrip()
+    if not eq or not key or (append and value.startswith("@")):
         raise ArgvError(
-            "an override is key=value, key=@file or ~key", value=text, origin="overrides"
+            "an override is key=value, key+=value, key=@file or ~key",
+            value=text,
+            origin="overrides",
         )
     if value.startswith("@"):
         path = value[1:].strip()
         return FileItem(path, key, f"override {key}=@{path}")
+    if append:
+        return ValueItem(key, (value,), f"override {key}+", True)
     return ValueItem(key, (value,), f"override {key}")

@@ -2,11 +2,16 @@
 
 Bad input never shows a traceback: the error is printed once, to stderr, as a rich box on a
 terminal and as plain text otherwise. Warnings raised while composing are printed the same way.
+
+A bare `--help [SECTION]` (no files or flags to compose) is drawn without importing the
+composition engine (`compose._api`: files, interpolation, binding), which would cost an
+entrypoint's help more than drawing it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -14,23 +19,40 @@ from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from compose._api import parse, program_name
-from compose._help import HelpScreen
+from compose._argv import HelpItem, split_argv
+from compose._help import HelpScreen, help_screen, plain_help
 from compose._merge import ComposeWarning
+from compose._search import Dirs, SearchPath, as_search_path
 from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 EXIT_BAD_INPUT = 2
+COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"  # set by the completion scripts: see compose._complete
 _OUR_WARNINGS = (ComposeWarning, FutureWarning)
 
 
-def cli(schema: type[M], argv: Sequence[str] | None = None, *, prog: str | None = None) -> M:
-    """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit."""
+def cli(
+    schema: type[M],
+    argv: Sequence[str] | None = None,
+    *,
+    prog: str | None = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+) -> M:
+    """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit.
+
+    File names not found as written are looked up in `search_path` (the app's conf/
+    directories), the working directory, then $COMPOSE_PATH. With `env_prefix` (`"RL_"`),
+    environment variables `RL_SECTION__FIELD=VALUE` set fields, below files and flags.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     name = prog or program_name()
+    instruction = os.environ.get(COMPLETE_VARIABLE)
+    if instruction is not None:  # a shell asks for its script, or for candidates
+        raise SystemExit(_answer_completion(schema, instruction, args, name, search_path))
     with warnings_as_lines():  # printed first: they explain what follows
         try:
-            return parse(schema, args, prog=name)
+            return _parse(schema, args, name, as_search_path(search_path), env_prefix)
         except ComposeError as error:
             outcome = error
     if isinstance(outcome, HelpRequested):
@@ -38,6 +60,51 @@ def cli(schema: type[M], argv: Sequence[str] | None = None, *, prog: str | None 
         raise SystemExit(0)
     report_error(outcome)
     raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _answer_completion(
+    schema: type[BaseModel], instruction: str, args: list[str], prog: str, search_path: Dirs
+) -> int:
+    """Shell completion (`compose._complete`), loaded only when a shell asks for it."""
+    from compose import _complete  # noqa: PLC0415  # never imported by a normal run
+
+    return _complete.respond(schema, instruction, args, prog, as_search_path(search_path))
+
+
+def program_name() -> str:
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"
+
+
+def _parse(
+    schema: type[M], args: list[str], prog: str, search_path: SearchPath, env_prefix: str | None
+) -> M:
+    """`compose.parse`, with a bare help request answered as it would answer it."""
+    section = _bare_help(args)
+    if section is not None and not _environment_sets(env_prefix):
+        screen = help_screen(schema, prog, section, search_path=search_path, env_prefix=env_prefix)
+        raise HelpRequested(plain_help(screen), screen)
+    from compose._api import parse  # noqa: PLC0415  # lazy for cold start: see the docstring
+
+    return parse(schema, args, prog=prog, search_path=search_path, env_prefix=env_prefix)
+
+
+def _environment_sets(prefix: str | None) -> bool:
+    """Whether variables named with the app's prefix are set: help then shows what they set."""
+    if not prefix:
+        return False
+    return any(name.startswith(prefix) for name in os.environ)
+
+
+def _bare_help(args: list[str]) -> str | None:
+    """The section asked for (`""` for all) if `args` only ask for help, else None."""
+    try:
+        items = split_argv(args)
+    except ComposeError:  # `parse` reports it
+        return None
+    if not items or not all(isinstance(item, HelpItem) for item in items):
+        return None
+    last = items[-1]
+    return last.section if isinstance(last, HelpItem) else None
 
 
 @contextlib.contextmanager
@@ -93,9 +160,13 @@ def _rich(draw: Callable[[Any], None]) -> bool:
 
 
 def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
+    shown: set[str] = set()  # once each: `compose explain` composes the same nodes again
     for message in caught:
         if issubclass(message.category, _OUR_WARNINGS):
-            write_text(sys.stderr, f"warning: {message.message}\n")
+            line = f"warning: {message.message}\n"
+            if line not in shown:
+                shown.add(line)
+                write_text(sys.stderr, line)
         else:
             warnings.warn_explicit(
                 message.message, message.category, message.filename, message.lineno

@@ -4,6 +4,7 @@
     compose explain [--schema MODULE:CLASS] KEY ARGV...
     compose diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
     compose schema MODULE:CLASS
+    compose completion bash|zsh|fish PROG
 
 ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
 command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
@@ -25,14 +26,18 @@ from typing import Any
 from pydantic import BaseModel, PydanticUserError
 
 from compose._api import check_keys, resolve
-from compose._argv import DeleteItem, FileItem, Item, split_argv
+from compose._argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
 from compose._bind import bind, plain_nones
 from compose._cli import EXIT_BAD_INPUT, report_error, warnings_as_lines, write_text
+from compose._complete import completion_script
 from compose._defaults import default_at
 from compose._dump import to_data, to_toml
+from compose._env import with_environment
 from compose._graph import Composed, compose_items
-from compose._origin import FlagSource, KeyPath, Moved
+from compose._listmerge import element_origins
+from compose._origin import FlagSource, KeyPath, Moved, Shifted
 from compose._schema import plan_of, walk
+from compose._search import SearchPath
 from compose._types import section_models
 from compose.errors import ArgvError, ComposeError
 
@@ -47,15 +52,25 @@ commands:
       the values that differ between two compositions, with their origins
   schema MODULE:CLASS
       the JSON Schema of a config class (for editor completion of TOML files)
+  completion bash|zsh|fish PROG
+      the shell script that completes entrypoint PROG's flags (eval it in your shell's rc)
+
+show, explain and diff also take --search-path DIR (repeatable): where file names that do not
+exist as written are looked up (then the working directory, then $COMPOSE_PATH); and
+--env-prefix PREFIX: variables named PREFIX and a key path (RL_TRAINER__OPTIM__LR, with RL_)
+set values below the files, as in an entrypoint with env_prefix=PREFIX
 """
 _FLAGS = frozenset({"--resolved", "--origins"})
-_VALUED = frozenset({"--schema", "--format"})
+_REPEATED = frozenset({"--search-path"})  # valued, and each one given adds to the others
+_COMPOSING = frozenset({"--env-prefix"}) | _REPEATED  # of every command that composes ARGV
+_VALUED = frozenset({"--schema", "--format"}) | _COMPOSING
 _ALL_OPTIONS = _FLAGS | _VALUED
 _ALLOWED = {
     "show": _ALL_OPTIONS,
-    "explain": frozenset({"--schema"}),
-    "diff": frozenset({"--resolved", "--schema"}),
+    "explain": frozenset({"--schema"}) | _COMPOSING,
+    "diff": frozenset({"--resolved", "--schema"}) | _COMPOSING,
     "schema": frozenset(),
+    "completion": frozenset(),
 }
 _HELP = ("-h", "--help", "help")
 
@@ -66,11 +81,24 @@ class Options:
     values: dict[str, str] = field(default_factory=dict)
     rest: list[str] = field(default_factory=list)
     help: bool = False
+    repeated: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def schema(self) -> type[BaseModel] | None:
         spec = self.values.get("--schema")
         return load_schema(spec) if spec else None
+
+    @property
+    def search_path(self) -> SearchPath:
+        return tuple(self.repeated.get("--search-path", ()))
+
+    def items(self, argv: list[str]) -> list[Item]:
+        """ARGV's nodes, after the environment node when `--env-prefix` asks for one."""
+        return with_environment(split_argv(argv), self.values.get("--env-prefix"))
+
+    @property
+    def resolved(self) -> bool:
+        return "--resolved" in self.flags
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,7 +148,10 @@ def split_options(args: list[str], allowed: frozenset[str] = _ALL_OPTIONS) -> Op
                 if pos >= len(args):
                     raise ArgvError("expects a value", key=name)
                 value = args[pos]
-            options.values[name] = value
+            if name in _REPEATED:
+                options.repeated.setdefault(name, []).append(value)
+            else:
+                options.values[name] = value
         else:
             break
         pos += 1
@@ -164,12 +195,16 @@ class Result:
         if path in self.empty_tables or any(
             path[:depth] in self.set_leaves for depth in range(len(path), 0, -1)
         ):
-            return self.composed.origins.describe(path) or "default"
+            origins = self.composed.origins
+            merged = element_origins(origins, path, self.composed.tree)  # a list several set
+            return merged or origins.describe(path) or "default"
         return "default"
 
 
-def compose_argv(argv: list[str], schema: type[BaseModel] | None, resolved: bool) -> Result:
-    composed = compose_items(split_argv(argv), schema)
+def compose_argv(argv: list[str], options: Options) -> Result:
+    """ARGV composed as the options say: with which schema, search path and environment."""
+    schema, resolved = options.schema, options.resolved
+    composed = compose_items(options.items(argv), schema, options.search_path)
     check_keys(composed)
     set_leaves = {path for path, value in leaves(composed.tree) if value != {}}
     empty = {path for path, value in leaves(composed.tree) if value == {}}
@@ -185,7 +220,7 @@ def show(options: Options) -> int:
     fmt = options.values.get("--format", "toml")
     if fmt not in ("toml", "json"):
         raise ArgvError("expects toml or json", key="--format", value=fmt)
-    result = compose_argv(options.rest, options.schema, "--resolved" in options.flags)
+    result = compose_argv(options.rest, options)
     with_origins = "--origins" in options.flags
     text = _json(result, with_origins) if fmt == "json" else _toml(result, with_origins, options)
     _print(text, fmt)
@@ -236,12 +271,12 @@ def explain(options: Options) -> int:
         raise ArgvError("expects a KEY, then ARGV", key="explain")
     key, argv = options.rest[0], options.rest[1:]
     schema = options.schema
-    items = split_argv(argv)
-    final = compose_items(items, schema)
+    items = options.items(argv)
+    final = compose_items(items, schema, options.search_path)
     check_keys(final)
     path = walk(final.root, _segments(key, schema), final.tree, key).path
     lines = [final.show_key(path)]
-    steps = _history(items, schema, path)
+    steps = _history(items, schema, path, options.search_path)
     width = max(29, *(len(origin) + 2 for origin, _ in steps))
     lines += [f"  {origin:<{width}}{value}" for origin, value in steps]
     written = _at(final.tree, path)
@@ -271,40 +306,48 @@ def _segments(key: str, schema: type[BaseModel] | None) -> list[str]:
 
 
 def _history(
-    items: list[Item], schema: type[BaseModel] | None, path: KeyPath
+    items: list[Item], schema: type[BaseModel] | None, path: KeyPath, search_path: SearchPath
 ) -> list[tuple[str, str]]:
     """Each node that set (or deleted) the value at `path`, composing one more node at a time."""
+    env: list[Item] = [item for item in items if isinstance(item, EnvItem)]  # the bottom node
     nodes: list[FileItem | DeleteItem] = [
         item for item in items if isinstance(item, (FileItem, DeleteItem))
     ]
-    values = [item for item in items if not isinstance(item, (FileItem, DeleteItem))]
-    stages: list[tuple[list[Item], str]] = [
-        (list(nodes[:count]), nodes[count - 1].shown) for count in range(1, len(nodes) + 1)
+    values = [item for item in items if isinstance(item, ValueItem)]
+    stages: list[tuple[list[Item], str]] = [(env, _ENVIRONMENT)] if env else []
+    stages += [
+        ([*env, *nodes[:count]], nodes[count - 1].shown) for count in range(1, len(nodes) + 1)
     ]
     if values:
-        stages.append(([*nodes, *values], "command line"))
+        stages.append(([*env, *nodes, *values], "command line"))
     steps: list[tuple[str, str]] = []
     before: Any = _UNSET
+    read = 0  # files the stages before read: the last node's are those after
     for stage, label in stages:
-        composed = compose_items(stage, schema)
+        composed = compose_items(stage, schema, search_path)
         value = _at(composed.tree, path)
-        if _set_by_last_node(composed, path, value):
+        alone = label == _ENVIRONMENT  # the environment node alone: it set what is there
+        if (alone and value is not _UNSET) or _set_by_last_node(composed, path, value, read):
             steps.append((composed.origins.describe(path) or label, repr(value)))
         elif value is _UNSET and before is not _UNSET:
             steps.append((label, "(deleted)"))
-        before = value
+        before, read = value, len(composed.sources)
     return steps or [("default", "(no node sets it)")]
 
 
-def _set_by_last_node(composed: Composed, path: KeyPath, value: Any) -> bool:
-    """Whether the stage's last node wrote `path` (a file, or a flag of the CLI node)."""
+_ENVIRONMENT = "environment"
+
+
+def _set_by_last_node(composed: Composed, path: KeyPath, value: Any, read: int) -> bool:
+    """Whether the stage's last node wrote `path`: a flag of the CLI node, or a file it read
+    (the node's own, or one it includes), the files before `read` being earlier nodes'."""
     if value is _UNSET:
         return False
     origin = composed.origins.lookup(path)
     if isinstance(origin, FlagSource):
         return True
-    source = origin.source if isinstance(origin, Moved) else origin
-    return bool(composed.sources) and source is composed.sources[-1]
+    source = origin.source if isinstance(origin, (Moved, Shifted)) else origin
+    return any(source is own for own in composed.sources[read:])
 
 
 class _Unset:
@@ -334,9 +377,8 @@ def diff(options: Options) -> int:
     if "--" not in options.rest:
         raise ArgvError("expects LEFT... -- RIGHT...", key="diff")
     split = options.rest.index("--")
-    resolved, schema = "--resolved" in options.flags, options.schema
-    left = compose_argv(options.rest[:split], schema, resolved)
-    right = compose_argv(options.rest[split + 1 :], schema, resolved)
+    left = compose_argv(options.rest[:split], options)
+    right = compose_argv(options.rest[split + 1 :], options)
     lines = list(_differences(left, right))
     write_text(sys.stdout, "".join(line + "\n" for line in lines) if lines else "no differences\n")
     return 1 if lines else 0
@@ -355,6 +397,16 @@ def _side(value: Any, result: Result, path: KeyPath) -> str:
     if value is _UNSET:
         return "(unset)"
     return f"{_json_data(value)!r} ({result.origin(path)})"  # "None" text is None again
+
+
+def completion_command(options: Options) -> int:
+    """The completion script of an entrypoint, as `_COMPOSE_COMPLETE=SHELL PROG` prints it."""
+    if len(options.rest) != 2:
+        raise ArgvError(
+            "expects SHELL PROG: bash, zsh or fish, then an entrypoint", key="completion"
+        )
+    write_text(sys.stdout, completion_script(*options.rest))
+    return 0
 
 
 def schema_command(options: Options) -> int:
@@ -410,6 +462,7 @@ _COMMANDS: dict[str, Callable[[Options], int]] = {
     "explain": explain,
     "diff": diff,
     "schema": schema_command,
+    "completion": completion_command,
 }
 
 

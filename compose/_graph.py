@@ -3,23 +3,34 @@
 Resolution order: CLI values > file nodes (in argv order) > class defaults. All value overrides
 form one node applied after the files; among them a union's tag applies first, whatever its
 position, so the other flags resolve against the chosen variant.
+
+Composing records no origins: the composed `origins` replay the same nodes (reading the same
+files again) the first time someone asks where a value came from (see `_origin`).
 """
 
 from __future__ import annotations
 
+import functools
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
-from compose._argv import DeleteItem, FileItem, Item, ValueItem
-from compose._coerce import ENABLE, INTERPOLATION, NONE_TEXT, convert, untyped
+from compose._argv import DeleteItem, EnvItem, FileItem, Item, ValueItem
+from compose._coerce import ENABLE, INTERPOLATION, convert, untyped
 from compose._defaults import to_plain
-from compose._merge import MANDATORY, Merger
-from compose._origin import DEFAULT, FileSource, FlagSource, KeyPath, Moved, Origins
+from compose._env import EnvValue, resolve_variable, unknown_variables
+from compose._formats import may_give_none
+from compose._includes import INCLUDE, Mount, expand
+from compose._listmerge import append_to, append_value
+from compose._merge import MANDATORY, Halted, Merger
+from compose._origin import DEFAULT, EnvSource, FileSource, FlagSource, KeyPath, Moved, Origins
 from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, walk
-from compose._sources import load_toml
+from compose._search import SearchPath, find_file
+from compose._sources import load_file, parse_file
 from compose._tree import child, put
 from compose._types import ANY, Kind, Shape, shape_of
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
@@ -34,8 +45,9 @@ class Composed:
     root: Shape
     sources: list[FileSource] = field(default_factory=list)
     may_interpolate: bool = False  # some node holds "${" or "???": resolution has work to do
-    may_hold_none: bool = False  # some file's text holds "None": a "None" string may need None
+    may_hold_none: bool = False  # some file may spell "None" (or escape it): it may need None
     pending: list[ComposeError] = field(default_factory=list)  # reported with validation's
+    search_path: SearchPath = ()  # the app's directories to find file names in (`_search`)
 
     def show_key(self, path: KeyPath) -> str:
         if self.root.model is None:
@@ -51,27 +63,78 @@ def root_shape(schema: type[BaseModel] | None) -> Shape:
     return shape_of(schema) if schema is not None else ANY
 
 
-def compose_items(items: list[Item], schema: type[BaseModel] | None) -> Composed:
+def compose_items(
+    items: list[Item], schema: type[BaseModel] | None, search_path: SearchPath = ()
+) -> Composed:
     """Merge file nodes and deletions in order, then the CLI values as one last node."""
     root = root_shape(schema)
-    composed = Composed({}, Origins(), root)
-    merger = Merger(root, composed.show_key)
-    composed.tree, composed.origins = merger.tree, merger.origins
+    sources: list[FileSource] = []  # filled as files are read, for a replay to read again
+    again = functools.partial(replay, list(items), root, sources, search_path=search_path)
+    composed = Composed({}, Origins(again), root, sources, search_path=search_path)
+    _compose(items, Merger(root, composed.show_key, origins_at=again), composed, iter(()))
+    return composed
+
+
+def replay(
+    items: list[Item],
+    root: Shape,
+    sources: list[FileSource],
+    stop_at: int = 0,
+    *,
+    search_path: SearchPath = (),
+) -> Origins:
+    """Compose `items` again, recording origins, reading again the files in `sources`.
+
+    With `stop_at`, stop at that union switch that drops keys: who set what just before it.
+    If a file changed since, the replay is not the composition: its origins are unknown.
+    """
+    composed = Composed({}, Origins(), root, search_path=search_path)
+    merger = Merger(root, composed.show_key, composed.origins, stop_at=stop_at)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the first composition gave them
+        try:
+            _compose(items, merger, composed, iter(sources))
+        except Halted:
+            pass  # where it was asked to stop: the records are those of that moment
+        except ComposeError:
+            if not any(source.changed for source in sources):
+                raise
+    changed = [source for source in sources if source.changed]
+    return Origins.unknown(changed[0]) if changed else composed.origins
+
+
+def _compose(
+    items: list[Item], merger: Merger, composed: Composed, cached: Iterator[FileSource]
+) -> None:
+    root = composed.root
+    composed.tree = merger.tree
     values: list[ValueItem] = []
+    env_errors: list[ComposeError] = []
     for item in items:
         if isinstance(item, FileItem):
-            _merge_file(merger, composed, item)
+            _merge_file(merger, composed, item, cached)
+        elif isinstance(item, EnvItem):  # first in `items`: between class defaults and files
+            env_errors = _apply_env(merger, composed, item)
         elif isinstance(item, DeleteItem):
             target = _resolve(root, item.key, merger.tree, item.shown)
             _announce_renames(target, item.shown)
             merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
-    composed.pending = _apply_values(merger, values)
+    composed.pending = [*env_errors, *_apply_values(merger, values)]
     composed.may_interpolate = composed.may_interpolate or any(
         _marks_resolution(token) for item in values for token in item.tokens
     )
-    return composed
+
+
+def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:
+    """The environment node: its variables set values as flags do (`_env`), but one that names
+    no field is a warning: the environment is ambient. Returns the errors to report."""
+    errors = _apply_values(merger, list(node.values))
+    composed.may_interpolate = composed.may_interpolate or any(
+        _marks_resolution(value.tokens[0]) for value in node.values
+    )
+    return unknown_variables(errors, merger.root, node.prefix)
 
 
 def _marks_resolution(text: str) -> bool:
@@ -90,23 +153,60 @@ def _resolve(root: Shape, key: str, tree: Any, shown: str) -> Target:
     return walk(root, _segments(root, key), tree, shown)
 
 
-def _merge_file(merger: Merger, composed: Composed, item: FileItem) -> None:
+def _merge_file(
+    merger: Merger, composed: Composed, item: FileItem, cached: Iterator[FileSource]
+) -> None:
     if item.section:
         target = _resolve(composed.root, item.section, merger.tree, item.shown)
         _announce_renames(target, item.shown)
-        _check_section(composed, target, item)
+        _check_section(composed, target, item.shown)
         _ensure_lists(merger, target, f"--{item.section}", item.shown)
         prefix, shape, default = target.path, target.shape, target.default
     else:
         prefix, shape, default = (), composed.root, NO_DEFAULT
-    table, source = load_toml(item.path, prefix)
-    composed.sources.append(source)
-    composed.may_interpolate = composed.may_interpolate or _marks_resolution(source.text)
-    composed.may_hold_none = composed.may_hold_none or NONE_TEXT in source.text
+    table, source = _load(item.path, prefix, cached, composed)
+    if INCLUDE in table:  # the only cost of includes to a file without them
+        expand(table, source, Mount(prefix, shape, default), _Nodes(merger, composed, cached))
+        return
+    _merge_node(merger, composed, table, source, prefix, shape, default)
+
+
+def _merge_node(
+    merger: Merger,
+    composed: Composed,
+    table: dict[str, Any],
+    source: FileSource,
+    prefix: KeyPath,
+    shape: Shape,
+    default: Any,
+) -> None:
     moves = move_renamed(table, shape, source, composed.show_key)
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line
-        merger.origins.set((*prefix, *move.new), Moved(source, move.old))
+        merger.record((*prefix, *move.new), Moved(source, move.old))
+    source.release()  # merged: the tree holds its values, the file its text
+
+
+def _load(
+    name: str, prefix: KeyPath, cached: Iterator[FileSource], composed: Composed
+) -> tuple[Any, FileSource]:
+    """A file node's table and source, noting what its text holds.
+
+    `name` is found on the search path unless it exists as written. A replay reads again
+    (`cached`) the files the first composition read.
+    """
+    source = next(cached, None)
+    if source is None:
+        table, source = load_file(find_file(name, composed.search_path), prefix)
+        text = source.text
+    else:
+        text = source.text
+        table = parse_file(source.shown, text)
+    composed.sources.append(source)
+    # Cheap looks at the raw text, while it is at hand: later it is no longer held.
+    composed.may_interpolate = composed.may_interpolate or _marks_resolution(text)
+    composed.may_hold_none = composed.may_hold_none or may_give_none(source.shown, text)
+    return table, source
 
 
 def _announce_renames(target: Target, shown: str) -> None:
@@ -114,13 +214,40 @@ def _announce_renames(target: Target, shown: str) -> None:
         announce(old, new, shown)
 
 
-def _check_section(composed: Composed, target: Target, item: FileItem) -> None:
+class _Nodes:
+    """The composition as `_includes` sees it, while it expands a file's `_include_`."""
+
+    def __init__(self, merger: Merger, composed: Composed, cached: Iterator[FileSource]) -> None:
+        self._merger = merger
+        self._composed = composed
+        self._cached = cached
+        self.search_path = composed.search_path
+        self.sources = composed.sources
+
+    def mount(self, base: KeyPath, key: str, shown: str) -> Mount:
+        root = self._composed.root
+        segments = [*(str(segment) for segment in base), *_segments(root, key)]
+        target = walk(root, segments, self._merger.tree, shown)
+        _announce_renames(target, shown)
+        _check_section(self._composed, target, shown)
+        _ensure_lists(self._merger, target, self._composed.show_key(target.path), shown)
+        return Mount(target.path, target.shape, target.default)
+
+    def load(self, path: str, prefix: KeyPath) -> tuple[dict[str, Any], FileSource]:
+        table, source = _load(path, prefix, self._cached, self._composed)
+        return table, source
+
+    def merge(self, table: dict[str, Any], source: FileSource, mount: Mount) -> None:
+        _merge_node(self._merger, self._composed, table, source, *mount)
+
+
+def _check_section(composed: Composed, target: Target, shown: str) -> None:
     if target.shape.kind in (Kind.MODEL, Kind.UNION, Kind.DICT, Kind.ANY):
         return
     raise ArgvError(
         "is a value, not a section: a file can only be loaded into a section",
         key=composed.show_key(target.path),
-        origin=item.shown,
+        origin=shown,
     )
 
 
@@ -177,6 +304,8 @@ class _Written:
 
 def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
     """The flag's target; `--no-x` and `--a.no-x` negate when no field has that name."""
+    if isinstance(item, EnvValue):  # a variable always holds a value: it never negates
+        return resolve_variable(merger.root, item, merger.tree), False
     try:
         return _resolve(merger.root, item.key, merger.tree, item.shown), False
     except UnknownKeyError as unknown:
@@ -203,6 +332,10 @@ def _strip_negation(key: str) -> str | None:
 
 def _value_of(item: ValueItem, target: Target, negated: bool) -> Any:
     shown = f"--{item.key}"
+    if item.append and not negated:
+        return append_value(item.tokens, target, shown, item.shown)
+    if item.append:
+        raise ArgvError("a --no- flag cannot append", key=shown, origin=item.shown)
     if negated:
         return _negation(item, target, shown)
     if target.shape.kind is Kind.ANY:
@@ -238,10 +371,13 @@ def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None
     path = target.path
     if not path:
         raise ArgvError("a value needs a key", origin=item.shown)
-    origin = FlagSource(item.shown)
+    origin = EnvSource(item.variable) if isinstance(item, EnvValue) else FlagSource(item.shown)
     _ensure_lists(merger, target, f"--{item.key}", item.shown)
     parent = merger.container_at(path[:-1])
     last = path[-1]
+    if item.append or _merges_by_strategy(item, target, value):
+        append_to(merger, parent, target, value, origin, item.shown)
+        return
     if target.is_tag and isinstance(parent, dict) and target.parent is not None:
         merger.switch_variant(parent, value, path[:-1], target.parent, target.parent_default)
     current = parent.get(last) if isinstance(parent, dict) else child(parent, last)
@@ -253,17 +389,28 @@ def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None
         merger.merge_at(path, value, origin, target.shape, target.default)
     else:
         put(parent, last, value)
-        merger.origins.replace(path, origin, current)
+        merger.record(path, origin, current)
+
+
+def _merges_by_strategy(item: ValueItem, target: Target, value: Any) -> bool:
+    """The environment is a node like a file: a list it sets merges by the field's strategy
+    (a flag's list states the final value, it replaces)."""
+    return isinstance(item, EnvValue) and isinstance(value, list) and target.shape.merge is not None
 
 
 def _enable(
-    merger: Merger, parent: Any, last: str | int, current: Any, path: KeyPath, origin: FlagSource
+    merger: Merger,
+    parent: Any,
+    last: str | int,
+    current: Any,
+    path: KeyPath,
+    origin: FlagSource | EnvSource,
 ) -> None:
     """A bare `--section`: keep a table already there, else start an empty one."""
     if isinstance(current, dict):
         return
     put(parent, last, {})
-    merger.origins.replace(path, origin, current)
+    merger.record(path, origin, current)
 
 
 def _ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
@@ -277,7 +424,7 @@ def _ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
         if not isinstance(current, list):
             current = _default_list(target.defaults[depth - 1])
             put(parent, list_path[-1], current)
-            merger.origins.replace(list_path, DEFAULT, None)
+            merger.record(list_path, DEFAULT)
         if segment > len(current):
             raise ArgvError(
                 f"index {segment} is out of range: the list has {len(current)} "

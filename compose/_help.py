@@ -10,23 +10,28 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
 from compose._dump import to_data
-from compose._graph import Composed
 from compose._schema import NO_DEFAULT, plan_of
+from compose._search import SearchPath, config_groups
 from compose._types import Kind, Shape
 
-USAGE = "[@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...]"
+if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw help
+    from compose._graph import Composed
+
+USAGE = "[@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...] [--LIST+ VALUE ...]"
 _MAX_DEPTH = 12
 _MAX_VALUE = 48
 
 
-@dataclass(frozen=True)
-class Entry:
+# Named tuples, not dataclasses: this module is imported on every run, and each dataclass costs
+# ~1 ms to create on Python 3.11 (it compiles its methods), a named tuple a fraction of that.
+
+
+class Entry(NamedTuple):
     flag: str
     type: str
     value: str  # the default, or the composed value
@@ -34,23 +39,23 @@ class Entry:
     description: str
 
 
-@dataclass
-class Section:
+class Section(NamedTuple):
     """One panel of help: the flags directly in a section."""
 
     flag: str  # "" for the top level
     title: str
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry]  # filled in as the schema is walked
     note: str = ""
+    pieces: str = ""  # the search path's files for this section: `optim/adamw, optim/muon`
 
 
-@dataclass(frozen=True)
-class HelpScreen:
+class HelpScreen(NamedTuple):
     prog: str
     summary: str
     sections: list[Section]
     composed: bool  # values are what the given nodes composed
     problem: str = ""  # why the given nodes could not be composed
+    environment: str = ""  # which variables set fields, when the app reads them (`env_prefix`)
 
     @property
     def usage(self) -> str:
@@ -63,17 +68,30 @@ def help_screen(
     narrow: str = "",
     composed: Composed | None = None,
     problem: str = "",
+    search_path: SearchPath = (),
+    env_prefix: str | None = None,
 ) -> HelpScreen:
-    """The help of `schema`, optionally only the sections under `narrow` (`trainer.optim`)."""
+    """The help of `schema`, optionally only the sections under `narrow` (`trainer.optim`).
+
+    A section named as a directory of the search path lists that directory's pieces; with
+    `env_prefix`, one line says which environment variables set fields.
+    """
     walker = _Walker(composed)
     walker.model(schema, NO_DEFAULT, composed.tree if composed else None, (), "", "options", 0)
-    sections = walker.sections
+    sections = _with_pieces(walker.sections, search_path)
     if narrow:
         wanted = "--" + narrow.removeprefix("--").replace("_", "-")
         sections = [s for s in sections if s.flag == wanted or s.flag.startswith(wanted + ".")]
     doc = (schema.__doc__ or "").strip()
     summary = doc.splitlines()[0] if doc and not narrow else ""
-    return HelpScreen(prog, summary, sections, composed is not None, problem)
+    environment = environment_line(env_prefix) if env_prefix else ""
+    return HelpScreen(prog, summary, sections, composed is not None, problem, environment)
+
+
+def environment_line(prefix: str) -> str:
+    """The one line of help on the environment layer (the layer itself is `compose._env`)."""
+    setting = f"{prefix}SECTION__FIELD=VALUE sets --section.field"
+    return f"environment: {setting} (files and flags override it)"
 
 
 class _Walker:
@@ -91,9 +109,10 @@ class _Walker:
         title: str,
         depth: int,
         union: Shape | None = None,
+        note: str = "",
     ) -> None:
         """One panel for `model`, then its sub-sections; in a `union`, the tag lists variants."""
-        section = Section(flag, title)
+        section = Section(flag, title, [], note)
         self.sections.append(section)
         tag = union.tag if union is not None else None
         nested: list[tuple[str, Shape, Any, Any, tuple[Any, ...]]] = []
@@ -126,6 +145,8 @@ class _Walker:
         path: tuple[Any, ...],
         description: str,
     ) -> Entry:
+        if shape.merge is not None:  # a list that later files extend, or merge by key
+            description = f"{description} ({shape.merge.describe()})".lstrip()
         if self.composed is None or child is NO_DEFAULT:
             origin = "default" if self.composed is not None else ""
             return Entry(flag, type_label(shape), _value_text(default, shape), origin, description)
@@ -145,13 +166,37 @@ class _Walker:
             return
         tag_value, model = active
         title = f"{name} ({shape.tag} = {tag_value}){state}"
-        self.model(model, default, node, path, flag, title, depth, shape)
         others = [tag for tag, _ in shape.variants if tag != tag_value]
-        if others:
-            panel = next(s for s in reversed(self.sections) if s.flag == flag)
-            panel.note = (
-                f"other variants: {', '.join(others)} (choose with {flag}.{_kebab(shape.tag)})"
-            )
+        note = (
+            f"other variants: {', '.join(others)} (choose with {flag}.{_kebab(shape.tag)})"
+            if others
+            else ""
+        )
+        self.model(model, default, node, path, flag, title, depth, shape, note)
+
+
+def _with_pieces(sections: list[Section], search_path: SearchPath) -> list[Section]:
+    """`pieces: optim/adamw, optim/muon (--trainer.optim @ optim/NAME)` on each section whose
+    field is named as a directory of the search path (Hydra's config groups)."""
+    names = {_field_name(section) for section in sections if section.flag}
+    groups = config_groups(search_path, names)
+    if not groups:
+        return sections
+    return [_pieces_of(section, groups) for section in sections]
+
+
+def _field_name(section: Section) -> str:
+    """`--trainer.optim` -> `optim` (as the field, and the directory, is named)."""
+    return section.flag.rpartition(".")[2].removeprefix("--").replace("-", "_")
+
+
+def _pieces_of(section: Section, groups: dict[str, list[str]]) -> Section:
+    group = _field_name(section)
+    pieces = groups.get(group)
+    if not section.flag or not pieces:
+        return section
+    listed = f"{', '.join(pieces)} ({section.flag} @ {group}/NAME)"
+    return section._replace(pieces=listed)
 
 
 def _holds_sections(shape: Shape) -> bool:
@@ -206,7 +251,7 @@ def _value_text(value: Any, shape: Shape) -> str:
 
 
 def plain_help(screen: HelpScreen) -> str:
-    lines = [screen.usage, ""]
+    lines = [screen.usage, screen.environment, ""] if screen.environment else [screen.usage, ""]
     if screen.problem:
         lines += [f"(values not shown: {screen.problem})", ""]
     if screen.summary:
@@ -217,8 +262,24 @@ def plain_help(screen: HelpScreen) -> str:
         lines.extend("  " + _entry_line(entry, width, screen.composed) for entry in section.entries)
         if section.note:
             lines.append(f"  ({section.note})")
+        if section.pieces:
+            lines += _wrapped(section.pieces)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _wrapped(pieces: str, width: int = 100) -> list[str]:
+    """`  pieces: a, b (--flag @ group/NAME)` in lines of at most `width` columns where it can,
+    broken after a piece's comma, the usage hint kept whole."""
+    names, _, usage = pieces.rpartition(" (")
+    lines: list[str] = []
+    line = "  pieces:"
+    for word in [*names.split(" "), f"({usage}"]:
+        if len(line) + 1 + len(word) > width and line.strip() != "pieces:":
+            lines.append(line)
+            line = " " * 9
+        line += " " + word
+    return [*lines, line]
 
 
 def value_note(entry: Entry, composed: bool) -> str:

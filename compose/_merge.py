@@ -1,17 +1,26 @@
-"""Deep merge of plain trees, with origins: tables merge, lists and scalars replace.
+"""Deep merge of plain trees: tables merge, lists and scalars replace.
 
 A node's table is merged key by key where the tree already has a table, and stored whole (no
-copy, one origin record) where it does not: the first file of a composition costs almost
-nothing here. Where the schema says a table is a discriminated union, a node that changes the
-tag switches the variant first, dropping (with a warning) the keys the new variant lacks.
+copy) where it does not: the first file of a composition costs almost nothing here. Where the
+schema says a table is a discriminated union, a node that changes the tag switches the variant
+first, dropping (with a warning) the keys the new variant lacks.
+
+A merger records origins only when given an `Origins` to fill: a composition merges without
+(where no schema applies, with the plain walk below, as cheap as any deep merge), and composes
+again with records only when an origin is asked for (`_graph.replay`).
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-from compose._origin import KeyPath, Origin, Origins
+from pydantic import BaseModel
+
+from compose._listmerge import holds_strategies, merge_by_strategy, settle
+from compose._origin import DefaultSource, KeyPath, Origin, Origins
 from compose._schema import NO_DEFAULT, child_default, default_tag, plan_of
 from compose._tree import child, put
 from compose._types import ANY, Kind, Shape
@@ -23,14 +32,50 @@ class ComposeWarning(UserWarning):
     """Something was dropped or changed on the user's behalf (a union switch)."""
 
 
-class Merger:
-    """Merges nodes into one tree, recording who set what."""
+class Halted(Exception):
+    """A recording merger reached the union switch it was told to stop at: its records so far."""
 
-    def __init__(self, root: Shape, show_key: Any) -> None:
+    def __init__(self, origins: Origins) -> None:
+        super().__init__()
+        self.origins = origins
+
+
+# Given the count of key-dropping union switches so far, the origins of that moment.
+OriginsAt = Callable[[int], Origins]
+
+
+class Merger:
+    """Merges nodes into one tree; with `origins`, recording who set what.
+
+    Without, a union switch that drops keys (it names where they came from) asks `origins_at`;
+    with, `stop_at` makes the merger halt at that switch, to answer such a question.
+    """
+
+    def __init__(
+        self,
+        root: Shape,
+        show_key: Any,
+        origins: Origins | None = None,
+        origins_at: OriginsAt | None = None,
+        stop_at: int = 0,
+    ) -> None:
         self.tree: dict[str, Any] = {}
-        self.origins = Origins()
+        self.origins = origins
         self.root = root
         self._show_key = show_key  # KeyPath -> str, for warnings
+        self._origins_at = origins_at
+        self._stop_at = stop_at
+        self._drops = 0  # union switches so far that dropped keys
+
+    def record(self, path: KeyPath, origin: Origin, old: object = None) -> None:
+        """`origin` set `path`, replacing `old` there (when recording)."""
+        if self.origins is not None:
+            self.origins.replace(path, origin, old)
+
+    def forget(self, path: KeyPath, old: object) -> None:
+        """`old` at `path` is gone, and who set it no longer matters (when recording)."""
+        if self.origins is not None:
+            self.origins.forget(path, old)
 
     def merge_at(
         self, prefix: KeyPath, table: dict[str, Any], origin: Origin, shape: Shape, default: Any
@@ -44,9 +89,27 @@ class Merger:
         current = child(parent, last)
         if isinstance(current, dict):
             self._merge(current, table, prefix, origin, shape, default)
+        elif holds_strategies(shape):  # lists below merge with their class defaults
+            self.forget(prefix, current)
+            put(parent, last, settle(self, table, prefix, origin, shape, default))
         else:
             put(parent, last, table)
-            self.origins.replace(prefix, origin, current)
+            self.record(prefix, origin, current)
+
+    def merge_table(
+        self,
+        dst: dict[str, Any],
+        src: dict[str, Any],
+        path: KeyPath,
+        origin: Origin,
+        shape: Shape,
+        default: Any,
+    ) -> None:
+        """Merge `src` into the table `dst` found at `path` (list elements merged by key)."""
+        self._merge(dst, src, path, origin, shape, default)
+
+    def show_key(self, path: KeyPath) -> str:
+        return str(self._show_key(path))
 
     def _merge(
         self,
@@ -57,20 +120,48 @@ class Merger:
         shape: Shape,
         default: Any,
     ) -> None:
+        origins = self.origins
+        if origins is None and not may_switch_below(shape):
+            merge_plain(dst, src)  # no union to switch below, nothing to record: the plain walk
+            return
         if shape.kind is Kind.UNION and shape.tag in src:
             self.switch_variant(dst, src[shape.tag], path, shape, default)
+        strategic = holds_strategies(shape)
         for key, value in src.items():
-            sub = (*path, key)
             old = dst.get(key, _MISSING)
+            if strategic and self._by_strategy(dst, key, value, old, path, origin, shape, default):
+                continue
             if old is _MISSING:
                 dst[key] = value
-                self.origins.set(sub, origin)
+                if origins is not None:
+                    origins.set((*path, key), origin)
             elif isinstance(value, dict) and isinstance(old, dict):
                 child, child_def = shape_below(shape, dst, key, default)
-                self._merge(old, value, sub, origin, child, child_def)
-            elif value != MANDATORY:  # "???" never overrides what an earlier node set
+                self._merge(old, value, (*path, key), origin, child, child_def)
+            elif not is_mandatory(value):  # "???" never overrides what an earlier node set
                 dst[key] = value
-                self.origins.replace(sub, origin, old)
+                if origins is not None:
+                    origins.replace((*path, key), origin, old)
+
+    def _by_strategy(
+        self,
+        dst: dict[str, Any],
+        key: str,
+        value: Any,
+        old: Any,
+        path: KeyPath,
+        origin: Origin,
+        shape: Shape,
+        default: Any,
+    ) -> bool:
+        """Whether a list strategy at or below `dst[key]` merged `value` (see `_listmerge`)."""
+        if isinstance(value, dict) and isinstance(old, dict):
+            return False  # a table onto a table: walked as usual
+        if not isinstance(value, (dict, list)):
+            return False  # a scalar replaces
+        below, below_default = shape_below(shape, dst, key, default)
+        sub = (*path, key)
+        return merge_by_strategy(self, dst, key, value, old, sub, origin, below, below_default)
 
     def switch_variant(
         self, dst: dict[str, Any], tag: Any, path: KeyPath, shape: Shape, default: Any
@@ -80,15 +171,32 @@ class Merger:
         variant = shape.variant(tag)
         if current == tag or variant is None:
             return  # same variant, or an unknown one that validation will name
-        for key in [k for k in dst if k not in variant.model_fields]:
-            where = self.origins.describe((*path, key))
-            warnings.warn(
-                f"{self._show_key((*path, key))} (from {where}) is dropped: "
-                f"{self._show_key((*path, shape.tag))} switched to {tag!r}, which has no such key",
-                ComposeWarning,
-                stacklevel=2,
-            )
-            self.origins.forget((*path, key), dst.pop(key))
+        dropped = [k for k in dst if k not in variant.model_fields]
+        if not dropped:
+            return
+        origins = self._origins_before_drop()
+        for key in dropped:
+            # A class default in the tree (a list's default element) is no value a node set
+            if not isinstance(origins.lookup((*path, key)), DefaultSource):
+                where = origins.describe((*path, key))
+                warnings.warn(
+                    f"{self._show_key((*path, key))} (from {where}) is dropped: "
+                    f"{self._show_key((*path, shape.tag))} switched to {tag!r}, "
+                    "which has no such key",
+                    ComposeWarning,
+                    stacklevel=2,
+                )
+            self.forget((*path, key), dst.pop(key))
+
+    def _origins_before_drop(self) -> Origins:
+        """Who set what now, to name it in the warning: a replay halts here to tell."""
+        self._drops += 1
+        if self.origins is None:
+            assert self._origins_at is not None, "a merger without records needs a replay"
+            return self._origins_at(self._drops)
+        if self._drops == self._stop_at:
+            raise Halted(self.origins)
+        return self.origins
 
     def container_at(self, path: KeyPath) -> Any:
         """The table (or list) at `path`, creating tables on the way; values there give way."""
@@ -96,7 +204,7 @@ class Merger:
         for depth, segment in enumerate(path):
             inner = child(node, segment)
             if not isinstance(inner, (dict, list)):
-                self.origins.forget(path[: depth + 1], inner)
+                self.forget(path[: depth + 1], inner)
                 inner = {}
                 put(node, segment, inner)
             node = inner
@@ -111,10 +219,67 @@ class Merger:
                 return
         last = path[-1]
         if isinstance(node, dict) and last in node:
-            self.origins.forget(path, node.pop(last))
+            self.forget(path, node.pop(last))
         elif isinstance(node, list) and isinstance(last, int) and last < len(node):
-            self.origins.forget(path, node[last:])
+            self.forget(path, node[last:])
             del node[last]
+
+
+def merge_plain(dst: dict[str, Any], src: dict[str, Any]) -> None:
+    """`src` into `dst` where no schema applies: the least a deep merge does, and `???`.
+
+    Tables met in both merge; any other value replaces, except `???` over a value already set.
+    """
+    for key, value in src.items():
+        if isinstance(value, dict):
+            old = dst.get(key)
+            if isinstance(old, dict):
+                merge_plain(old, value)
+                continue
+        elif isinstance(value, str) and value == MANDATORY and key in dst:
+            continue
+        dst[key] = value
+
+
+def is_mandatory(value: Any) -> bool:
+    """`???` (a string: a list or a number never equals it, and comparing them costs more)."""
+    return isinstance(value, str) and value == MANDATORY
+
+
+def may_switch_below(shape: Shape) -> bool:
+    """Whether merging into a table of `shape` may meet a discriminated union to switch, or a
+    list merged by its strategy (`Merge.extend`...).
+
+    Only those need the schema while merging; lists replace whole, so none inside one does.
+    """
+    if holds_strategies(shape):
+        return True
+    while shape.kind is Kind.DICT and shape.item is not None:
+        shape = shape.item
+    if shape.kind is Kind.UNION:
+        return True
+    return shape.model is not None and shape.kind is Kind.MODEL and _reaches_union(shape.model)
+
+
+@functools.cache
+def _reaches_union(model: type[BaseModel]) -> bool:
+    """Whether a section of `model`, or one below it, is a union (once per class; cycles end)."""
+    seen: set[type[BaseModel]] = set()
+    stack = [model]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for plan in plan_of(current).fields.values():
+            shape = plan.shape
+            while shape.kind is Kind.DICT and shape.item is not None:
+                shape = shape.item
+            if shape.kind is Kind.UNION:
+                return True
+            if shape.kind is Kind.MODEL and shape.model is not None:
+                stack.append(shape.model)
+    return False
 
 
 def shape_below(shape: Shape, node: dict[str, Any], key: str, default: Any) -> tuple[Shape, Any]:

@@ -6,7 +6,6 @@ from typing import TextIO
 
 from rich.console import Console, Group
 from rich.panel import Panel
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -49,6 +48,8 @@ def help_panels(screen: HelpScreen, stream: TextIO, width: int | None = None) ->
     the terminal's unless given)."""
     console = Console(file=stream, highlight=False, width=width)
     console.print(Text(screen.usage, style="bold"))
+    if screen.environment:
+        console.print(Text(screen.environment, style="dim"))
     if screen.problem:
         console.print(Text(f"values not shown: {screen.problem}", style="red"))
     if screen.summary:
@@ -69,12 +70,18 @@ def _section_panel(section: Section, composed: bool) -> Panel:
             text.append(f" {note}" if entry.description else note, style="dim")
         table.add_row(entry.flag, entry.type, text)
     body: Table | Group = table
-    if section.note:
-        body = Group(table, Text(section.note, style="dim italic"))
+    notes = [Text(section.note, style="dim italic")] if section.note else []
+    if section.pieces:
+        notes.append(Text(f"pieces: {section.pieces}", style="dim"))
+    if notes:
+        body = Group(table, *notes)
     return Panel(body, title=section.title, title_align="left", border_style="blue")
 
 
 def syntax(text: str, lexer: str, stream: TextIO) -> None:
     """Highlighted TOML or JSON for a terminal."""
+    # Imported here: it brings in pygments (~12 ms), which help panels and error boxes never use
+    from rich.syntax import Syntax  # noqa: PLC0415
+
     highlighted = Syntax(text.rstrip("\n"), lexer, theme="ansi_dark", background_color="default")
     Console(file=stream).print(highlighted, soft_wrap=True)  # long values wrap, never crop

@@ -7,10 +7,12 @@ file as the user wrote it; nothing past this module sees a raw `OSError` or `TOM
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 import tomli
 
+from compose._formats import JSON, TOML, format_of, parse_json, parse_yaml
 from compose._origin import FileSource, KeyPath
 from compose._tree import MAX_DEPTH, too_deep
 from compose.errors import SourceError
@@ -18,8 +20,14 @@ from compose.errors import SourceError
 
 def read_text(shown: str) -> str:
     """The UTF-8 text of the file the user named `shown` (a path, relative to the cwd)."""
+    return _read(shown)[0]
+
+
+def _read(shown: str) -> tuple[str, bool]:
+    """The text of `shown`, and whether it is a regular file (one that can be read again)."""
     try:
         with open(shown, "rb") as handle:
+            regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
             data = handle.read()
     except FileNotFoundError:
         raise SourceError("file not found", origin=shown, hint=_where(shown)) from None
@@ -30,7 +38,7 @@ def read_text(shown: str) -> str:
     except (OSError, ValueError) as error:  # symlink loops, NUL bytes, names too long
         reason = getattr(error, "strerror", None) or str(error)
         raise SourceError(f"cannot be read: {reason}", origin=shown) from None
-    return _decode(shown, data)
+    return _decode(shown, data), regular
 
 
 def _where(shown: str) -> str | None:
@@ -48,10 +56,22 @@ def _decode(shown: str, data: bytes) -> str:
         raise SourceError(f"not valid UTF-8 (byte 0x{byte})", origin=f"{shown}:{line}") from None
 
 
-def load_toml(shown: str, prefix: KeyPath = ()) -> tuple[dict[str, Any], FileSource]:
-    """Parse one TOML file node; the source keeps the text to find lines on demand."""
-    text = read_text(shown)
-    return parse_toml(shown, text), FileSource(shown, text, prefix)
+def load_file(shown: str, prefix: KeyPath = ()) -> tuple[dict[str, Any], FileSource]:
+    """Parse one file node; the source can read the text again to find lines on demand.
+
+    Only a regular file is read again: a pipe (`@ <(generate)`) has nothing more to give, so
+    its source keeps the text.
+    """
+    text, regular = _read(shown)
+    return parse_file(shown, text), FileSource(shown, text, prefix, read_text if regular else None)
+
+
+def parse_file(shown: str, text: str) -> dict[str, Any]:
+    """A file node's table, read by the file's suffix: JSON, YAML, else TOML (see `_formats`)."""
+    kind = format_of(shown)
+    if kind == TOML:
+        return parse_toml(shown, text)
+    return parse_json(shown, text) if kind == JSON else parse_yaml(shown, text)
 
 
 def parse_toml(shown: str, text: str) -> dict[str, Any]:
@@ -65,6 +85,17 @@ def parse_toml(shown: str, text: str) -> dict[str, Any]:
         raise SourceError("invalid TOML: nested too deeply", origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
         raise SourceError(f"invalid TOML: {error}", origin=shown) from None
-    if too_deep(table):
+    if may_nest_too_deep(text) and too_deep(table):
         raise SourceError(f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown)
     return table
+
+
+def may_nest_too_deep(text: str) -> bool:
+    """Whether TOML `text` has the structure to nest past `MAX_DEPTH`: the walk is then needed.
+
+    Each level of a path costs the text a character: a key's segment past its first a `.`; an
+    array's index a `[` (of the array, or of a `[[header]]` of an array of tables); an inline
+    table's first key segment its `{`. Only two levels are free: the first segment of a header
+    and of a key. Counting three characters (fast, in C) clears most files without the walk.
+    """
+    return text.count(".") + text.count("[") + text.count("{") + 2 > MAX_DEPTH

@@ -20,6 +20,8 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, Discriminator
 from pydantic.fields import FieldInfo
 
+from compose._strategies import Merge, strategy_in, strategy_of
+
 
 class Kind(enum.Enum):
     ANY = "any"
@@ -47,6 +49,7 @@ class Shape:
     accepts_str: bool = False  # text that is not None stays text
     label: str = ""  # how --help shows the type
     alternative: Shape | None = None  # MODEL/UNION: what a non-table value is (`Literal | Model`)
+    merge: Merge | None = None  # LIST: how a later node's list merges (None: it replaces)
 
     def variant(self, name: object) -> type[BaseModel] | None:
         for tag, model in self.variants:
@@ -81,12 +84,18 @@ def shape_of_field(info: FieldInfo) -> Shape:
     discriminator = info.discriminator
     if isinstance(discriminator, Discriminator):
         discriminator = None  # a callable discriminator: let the union tell by `type` fields
-    return shape_of(annotation, discriminator)
+    shape = shape_of(annotation, discriminator)
+    strategy = strategy_in(info.metadata)  # Pydantic moves a field's `Annotated` metadata here
+    return shape if strategy is None else with_strategy(shape, strategy, annotation)
 
 
 @functools.cache
 def shape_of(annotation: Any, discriminator: str | None = None) -> Shape:
     """The shape of an annotation (cached: annotations repeat across a schema)."""
+    strategy = strategy_of(annotation)
+    if strategy is not None:
+        inner = shape_of(_without_strategies(annotation), discriminator)
+        return with_strategy(inner, strategy, annotation)
     annotation, discriminator = _unwrap_annotated(annotation, discriminator)
     origin = typing.get_origin(annotation)
     if origin is Union or origin is types.UnionType:
@@ -94,6 +103,31 @@ def shape_of(annotation: Any, discriminator: str | None = None) -> Shape:
     if annotation in _NONE_TYPES:
         return Shape(Kind.SCALAR, nullable=True, members=(type(None),), label="None")
     return _plain_shape(annotation, origin)
+
+
+def with_strategy(shape: Shape, strategy: Merge, annotation: Any) -> Shape:
+    """A list shape that merges by `strategy`; a strategy on anything else is a schema bug."""
+    if shape.kind is not Kind.LIST:
+        raise TypeError(f"{strategy!r} is for list fields, not {annotation!r}")
+    key = strategy.key
+    item = shape.item or ANY
+    if key is not None and item.kind is not Kind.ANY and item.kind is not Kind.DICT:
+        models = section_models(item) if item.is_section else []
+        if not models:
+            raise TypeError(f"{strategy!r} merges lists of tables, not {annotation!r}")
+        if not any(key in model.model_fields for model in models):
+            raise TypeError(f"{strategy!r}: the elements of {annotation!r} have no field {key!r}")
+    return dataclasses.replace(shape, merge=strategy)
+
+
+def _without_strategies(annotation: Any) -> Any:
+    """`Annotated[T, Merge.x, *rest]` -> `Annotated[T, *rest]` (T alone when nothing is left)."""
+    inner, *metadata = typing.get_args(annotation)
+    rest = tuple(meta for meta in metadata if not isinstance(meta, Merge))
+    if not rest:
+        return inner
+    args = (inner, *rest)
+    return typing.Annotated[args]
 
 
 def _unwrap_annotated(annotation: Any, discriminator: str | None) -> tuple[Any, str | None]:

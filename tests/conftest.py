@@ -3,6 +3,7 @@ so that file paths in messages are short and stable (`a.toml:3`)."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,16 @@ from schemas import RLConfig
 from compose import cli
 
 WriteFile = Callable[[str, "str | bytes"], str]
+APP_PREFIX = "RL_"  # the example app's `env_prefix`
+
+
+@pytest.fixture(autouse=True)
+def _no_app_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example app reads `RL_*` variables: those of the shell running the tests must not
+    change what a test composes, in-process or in a subprocess it starts."""
+    for name in list(os.environ):
+        if name.startswith(APP_PREFIX):
+            monkeypatch.delenv(name)
 
 
 @pytest.fixture

@@ -99,10 +99,11 @@ ENTRIES: tuple[Part | Case, ...] = (
         files={"base.toml": "seed = 1\n"},
         argv=_argv("@ bsae.toml"),
         error=SourceError,
-        message=f"bsae.toml: file not found; looked in {CWD}",
+        message=f"bsae.toml: file not found; looked in {CWD}; did you mean base.toml?",
         key=None,
         origin="bsae.toml",
-        fix="Check the spelling; a relative path is relative to the working directory shown.",
+        fix="Check the spelling (the hint names a close file of the folders searched); a "
+        "relative path is relative to the working directory shown.",
     ),
     Case(
         name="directory-as-file",
@@ -815,7 +816,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         sources=("base.toml",),
         overrides=("seed",),
         error=ArgvError,
-        message="'seed' (from overrides): an override is key=value, key=@file or ~key",
+        message="'seed' (from overrides): an override is key=value, key+=value, key=@file or ~key",
         key=None,
         origin="overrides",
         fix="Write `seed=3`, `trainer=@trainer.toml` or `~seed`.",

@@ -167,7 +167,7 @@ def test_parse_overrides_rejects_text_without_key_and_value(text: str) -> None:
     with pytest.raises(ArgvError) as info:
         parse_overrides([text])
     assert str(info.value) == (
-        f"{text!r} (from overrides): an override is key=value, key=@file or ~key"
+        f"{text!r} (from overrides): an override is key=value, key+=value, key=@file or ~key"
     )
 
 

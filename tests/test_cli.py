@@ -89,7 +89,9 @@ def test_help_exits_0_and_prints_the_flags(capsys: pytest.CaptureFixture[str], f
     assert (code, err) == (0, "")
     # each line with its spacing collapsed: alignment is layout, not content
     lines = {" ".join(line.split()) for line in out.splitlines()}
-    assert out.startswith("usage: rl [@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...]\n")
+    assert out.startswith(
+        "usage: rl [@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...] [--LIST+ VALUE ...]\n"
+    )
     assert {
         "Reinforcement learning: a trainer, an orchestrator and an optional inference server.",
         "--max-steps INT|None Stop after this many steps; None runs forever. (default: None)",

@@ -53,8 +53,8 @@ def outcome(sources: list[str]) -> tuple[str, Any]:
     """What schema-less `compose` gives: ("ok", dict) or ("error", its message)."""
     try:
         return "ok", compose(sources)
-    except ComposeError as error:
-        return "error", str(error)
+    except ComposeError as error:  # several errors come in file order: a dump reorders keys
+        return "error", sorted(str(error).splitlines())
 
 
 def same(left: Any, right: Any) -> bool:

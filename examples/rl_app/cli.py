@@ -27,6 +27,13 @@ from rl_app.config.shared import LaunchOptions
 from rl_app.config.trainer import TrainerConfig
 
 Argv = Sequence[str] | None
+# The repository's conf/ pieces, found by name: `--trainer.optim @ optim/muon` (a config group).
+CONF = Path(__file__).resolve().parents[2] / "conf"
+# Environment variables set fields below files and flags: RL_TRAINER__OPTIM__LR=1e-5 is
+# --trainer.optim.lr 1e-5 for `rl`, and --optim.lr 1e-5 for `trainer` (whose prefix is
+# RL_TRAINER__), so one variable means one thing whichever entrypoint reads it, and a component
+# never reads (nor warns about) the variables of another.
+ENV_PREFIX = "RL_"
 COMPONENTS: dict[str, tuple[type[LaunchOptions], type[BaseModel]]] = {
     "trainer": (TrainerEntry, TrainerConfig),
     "orchestrator": (OrchestratorEntry, OrchestratorConfig),
@@ -36,7 +43,7 @@ COMPONENTS: dict[str, tuple[type[LaunchOptions], type[BaseModel]]] = {
 
 def rl(argv: Argv = None) -> None:
     """`rl`: resolve the whole run, write every config file, print the launch plan."""
-    config = cli(RLConfig, argv, prog="rl")
+    config = cli(RLConfig, argv, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX)
     written = write_configs(config.output_dir, {"rl": config, **config.components()})
     _print_written(written)
     if config.dry_run:
@@ -79,7 +86,8 @@ def main(argv: Argv = None) -> None:
 
 def _component(name: str, argv: Argv) -> None:
     entry_schema, section_schema = COMPONENTS[name]
-    entry = cli(entry_schema, argv, prog=name)
+    env_prefix = f"{ENV_PREFIX}{name.upper()}__"  # RL_TRAINER__OPTIM__LR: the same as for rl
+    entry = cli(entry_schema, argv, prog=name, search_path=[CONF], env_prefix=env_prefix)
     if entry.dry_run:
         written = write_configs(entry.output_dir, {name: section_data(entry, section_schema)})
         _print_written(written)
