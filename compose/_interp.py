@@ -18,20 +18,33 @@ relative references are path arithmetic. Each evaluation is a generator that yie
 `(path, raw value)` it needs and is sent back the resolved value; one loop with an explicit
 stack drives them (`_Resolution.resolve`), memoises each path, and finds cycles from the stack
 of active paths. Chains of any length therefore need no Python recursion.
+
+Most values are `${a.b}` or text around such references: `compose._interp_quick` resolves those
+by walking the tree directly, and hands anything it cannot settle to the evaluation here.
 """
 
 from __future__ import annotations
 
 import difflib
-import functools
-import inspect
-import os
 import re
-import sys
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from compose._interp_data import (
+    CONTAINERS,
+    MANDATORY,
+    Path,
+    all_paths,
+    copy_size,
+    deep_copy,
+    dotted,
+    is_missing_spelling,
+    kind,
+    needs_resolution,
+    rebuild,
+    scan,
+)
 from compose._interp_grammar import (
     RESOLVER_NAME,
     Call,
@@ -44,6 +57,15 @@ from compose._interp_grammar import (
     Ref,
     parse,
     split_key,
+)
+from compose._interp_quick import SLOW, join, lone_reference, plan_of, walk
+from compose._resolvers import (
+    BUILTINS,
+    Resolver,
+    ResolverRefusal,
+    oc_select,
+    omegaconf_names,
+    omegaconf_resolver,
 )
 from compose.errors import ComposeError, InterpolationError, gather
 
@@ -58,27 +80,12 @@ __all__ = [
     "resolve_tree",
 ]
 
-Path = tuple[str | int, ...]
-Resolver = Callable[..., Any]
-
-MANDATORY = "???"
-
 # What one `resolve_tree` call may build, in characters of strings made by concatenation plus
 # elements of tables and lists copied: past it, `a: ${b}${b}`, `b: ${c}${c}`, ... is an error
 # instead of a hang.
 MAX_EXPANSION = 10_000_000
 
 _ESCAPE_TARGET = re.compile(r"(\\*)\$\{")
-
-_KIND_NAMES: dict[type, str] = {
-    dict: "a table",
-    list: "a list",
-    str: "a string",
-    bool: "a bool",
-    int: "an int",
-    float: "a float",
-    type(None): "None",
-}
 
 _REGISTRY: dict[str, Resolver] = {}
 
@@ -95,15 +102,10 @@ def register_resolver(name: str, fn: Resolver) -> None:
     _REGISTRY[name] = fn
 
 
-def needs_resolution(value: str) -> bool:
-    """True if resolving may change `value`: it holds `${` or is `???` (or an escaped `\\???`)."""
-    return "${" in value or (value.endswith(MANDATORY) and _is_missing_spelling(value))
-
-
 def escape(value: str) -> str:
     """The text that resolves to `value`: `${` becomes `\\${` (after doubling the backslashes
     before it), and `???` becomes `\\???`. Strings without either come back unchanged."""
-    if _is_missing_spelling(value):
+    if is_missing_spelling(value):
         return "\\" + value
     if "${" not in value:
         return value
@@ -111,7 +113,7 @@ def escape(value: str) -> str:
 
 
 def _describe_default(path: Path) -> tuple[str, str | None]:
-    return _dotted(path), None
+    return dotted(path), None
 
 
 def resolve_tree(
@@ -121,6 +123,7 @@ def resolve_tree(
     default_at: Callable[[Path], Any] | None = None,
     describe: Callable[[Path], tuple[str, str | None]] = _describe_default,
     suggest: Callable[[str], str | None] | None = None,
+    convert: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
@@ -130,27 +133,21 @@ def resolve_tree(
     gives the key as shown to users and its origin, for errors. `suggest(key)` is asked for a
     close valid key when a reference finds nothing and no key of the tree is close: it gets the
     missing key dotted as the error shows it (absolute: `${.nme}` in `model` is `model.nme`) and
-    returns a key for "did you mean ...?", or None.
+    returns a key for "did you mean ...?", or None. `convert(value)` is applied to each value
+    that resolution puts into the tree: the schema-less `compose` turns "None" text into None
+    with it, instead of walking the whole tree for text that only resolution can have made.
 
     Containers on the way to a changed value are new; the rest is shared with `tree`, which is
     returned itself when nothing needs resolving. Every error is raised at once (`gather`).
     """
-    pending = _scan(tree)
+    pending = scan(tree)
     if not pending:
         return tree
     run = _Resolution(tree, resolvers or {}, default_at, describe, suggest)
-    updates: dict[Path, Any] = {}
-    errors: list[ComposeError] = []
-    for path, raw in pending:
-        try:
-            updates[path] = run.settle(path, raw)
-        except ComposeError as exc:
-            errors.append(exc)
-            if run.budget < 0:
-                break  # everything after an explosion would fail the same way
-    if errors:
-        raise gather(_unique(errors))
-    return _rebuild(tree, updates)
+    values = run.settle_all(pending)
+    if convert is not None:
+        values = [convert(value) for value in values]
+    return rebuild(tree, pending, values)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -173,15 +170,6 @@ class _Cycle(Exception):
     def __init__(self, chain: str) -> None:
         super().__init__(chain)
         self.chain = chain
-
-
-class _ResolverRefusal(Exception):
-    """A resolver's own clear refusal (an unset variable), reported without a traceback name."""
-
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 class _Absent:
@@ -216,12 +204,50 @@ class _Resolution:
 
     # -- the driver
 
-    def settle(self, path: Path, raw: str) -> Any:
+    def settle_all(self, pending: list[tuple[Path, str]]) -> list[Any]:
+        """The final values of the tree's leaves at `pending`, in order; every error at once."""
+        values: list[Any] = []
+        errors: list[ComposeError] = []
+        for path, raw in pending:
+            value = self._quick(path, raw)
+            if value is SLOW:
+                try:
+                    value = self._settle(path, raw)
+                except ComposeError as exc:
+                    errors.append(exc)
+                    if self.budget < 0:
+                        break  # everything after an explosion would fail the same way
+                    continue
+            values.append(value)
+        if errors:
+            raise gather(_unique(errors))
+        return values
+
+    def _settle(self, path: Path, raw: str) -> Any:
         """The final value of the tree's leaf at `path`: resolved, and copied if a container."""
         site = _Site(path, raw)
         if raw == MANDATORY:
             raise self._error(site, "missing mandatory value")
         return self._copy(site, raw, self.resolve(path, raw))
+
+    def _quick(self, path: Path, raw: str) -> Any:
+        """The fast path's value of a leaf (memoised like any other), else SLOW."""
+        lone = lone_reference(raw)
+        if lone is not None:
+            value = walk(self.tree, self.memo, path, lone[0], lone[1])
+            if value is SLOW or isinstance(value, CONTAINERS):
+                return SLOW  # a container is copied: `_settle` does that, from the memo
+        elif path in self.memo:  # made (and counted) ahead, for a value that needed it
+            value = self.memo[path]
+            return SLOW if isinstance(value, CONTAINERS) else value  # `_settle` copies those
+        else:
+            plan = plan_of(raw)
+            value = SLOW if plan is None else join(self.tree, self.memo, path, plan)
+            if value is SLOW or len(value) > self.budget:
+                return SLOW  # the general evaluation spends the budget and reports it spent
+            self.budget -= len(value)
+        self.memo[path] = value
+        return value
 
     def resolve(self, path: Path, raw: Any) -> Any:
         """The resolved value at `path`, driving evaluations with an explicit stack."""
@@ -275,7 +301,7 @@ class _Resolution:
     def _chain(self, path: Path) -> str:
         active = list(self.active)
         chain = [*active[active.index(path) :], path]
-        return " -> ".join(_dotted(step) for step in chain)
+        return " -> ".join(dotted(step) for step in chain)
 
     def _need(self, site: _Site, text: str, path: Path, raw: Any) -> _Eval:
         """Every request goes through here, so that a cycle is reported where it closes."""
@@ -289,13 +315,13 @@ class _Resolution:
     def _evaluate(self, path: Path, raw: Any) -> _Eval:
         if isinstance(raw, str):
             return (yield from self._evaluate_string(_Site(path, raw)))
-        if isinstance(raw, dict | list):
+        if isinstance(raw, CONTAINERS):
             return (yield from self._evaluate_container(path, raw))
         return raw
 
     def _evaluate_string(self, site: _Site) -> _Eval:
         raw = site.raw
-        if _is_missing_spelling(raw) and raw != MANDATORY:
+        if is_missing_spelling(raw) and raw != MANDATORY:
             return raw[1:]  # `\???` is a literal `???`, `\\???` a literal `\???`
         if "${" not in raw:
             return raw
@@ -317,7 +343,7 @@ class _Resolution:
         return resolved if isinstance(raw, dict) else list(resolved.values())
 
     def _child(self, path: Path, child: Any) -> _Eval:
-        if isinstance(child, dict | list):
+        if isinstance(child, CONTAINERS):
             return (yield from self._evaluate_container(path, child))
         if not isinstance(child, str) or not needs_resolution(child):
             return child
@@ -359,9 +385,9 @@ class _Resolution:
 
     def _text(self, site: _Site, text: str, value: Any) -> str:
         """`str(value)` as an embedded interpolation shows it, within the budget."""
-        if not isinstance(value, dict | list):
+        if not isinstance(value, CONTAINERS):
             return str(value)
-        if self._size(value) > self.budget:
+        if copy_size(value, self.sizes) > self.budget:
             raise self._error(site, self._overflow(text))
         try:
             return str(value)
@@ -371,6 +397,10 @@ class _Resolution:
     # -- references
 
     def _reference(self, site: _Site, ref: Ref) -> _Eval:
+        if ref.plain is not None:
+            value = walk(self.tree, self.memo, site.path, ref.dots, ref.plain)
+            if value is not SLOW:
+                return value
         dots = ref.dots
         keys: list[str] = []
         for key in ref.keys:
@@ -391,7 +421,7 @@ class _Resolution:
         if type(value) is int:
             value = str(value)
         if not isinstance(value, str):
-            message = f"a key must be a string or an int, but {key.part.text} is {_kind(value)}"
+            message = f"a key must be a string or an int, but {key.part.text} is {kind(value)}"
             raise self._error(site, f"interpolation {text}: {message}")
         if key.bracketed:
             return 0, [value]
@@ -451,13 +481,13 @@ class _Resolution:
             index = int(key)
         except ValueError:
             # Even `oc.select` fails here, as in OmegaConf.
-            message = f"{_dotted(walked)} is a list and {key} is not an index"
+            message = f"{dotted(walked)} is a list and {key} is not an index"
             raise self._error(site, f"interpolation {text}: {message}") from None
         if -len(node) <= index < len(node):  # negative indices count from the end (2.4)
             return index % len(node)
         if lenient:
             return None
-        message = f"index {key} is out of range for {_dotted(walked)} (length {len(node)})"
+        message = f"index {key} is out of range for {dotted(walked)} (length {len(node)})"
         raise self._error(site, f"interpolation {text}: {message}")
 
     def _fallback(self, site: _Site, text: str, path: Path, lenient: bool) -> _Eval:
@@ -477,7 +507,7 @@ class _Resolution:
                 return self._absent(site, text, "missing", path, lenient)
             if not needs_resolution(raw):
                 return raw
-        elif not isinstance(raw, dict | list):
+        elif not isinstance(raw, CONTAINERS):
             return raw
         return (yield from self._need(site, text, path, raw))
 
@@ -492,18 +522,18 @@ class _Resolution:
     ) -> _Absent:
         if lenient:
             return _ABSENT
-        shown = _dotted(path)
+        shown = dotted(path)
         if why == "missing":
             raise self._error(site, f"interpolation {text}: {shown} is a missing mandatory value")
         if why == "scalar":
-            message = f"{shown} is {_kind(value)}, not a table or list"
+            message = f"{shown} is {kind(value)}, not a table or list"
             raise self._error(site, f"interpolation {text}: {message}")
         hint = self._did_you_mean(shown)
         raise self._error(site, f"interpolation {text}: key {shown} not found", hint)
 
     def _did_you_mean(self, shown: str) -> str | None:
         """A close key of the tree, else `suggest`'s (the schema's keys are not in the tree)."""
-        close = difflib.get_close_matches(shown, _all_paths(self.tree), n=1)
+        close = difflib.get_close_matches(shown, all_paths(self.tree), n=1)
         if close:
             return f"did you mean {close[0]}?"
         suggestion = self.suggest(shown) if self.suggest is not None else None
@@ -520,7 +550,7 @@ class _Resolution:
         if fn is None:
             hint = "known resolvers: " + ", ".join(self._known())
             raise self._error(site, f"interpolation {call.text}: unknown resolver {name}", hint)
-        if fn is _oc_select:
+        if fn is oc_select:
             return (yield from self._select(site, call, args))
         result = self._invoke(site, call, name, fn, args)
         if isinstance(result, str) and result == MANDATORY:
@@ -533,7 +563,7 @@ class _Resolution:
         for part in call.name:
             value = part if isinstance(part, str) else (yield from self._element(site, part))
             if not isinstance(value, str):
-                message = f"a resolver name must be a string, not {_kind(value)}"
+                message = f"a resolver name must be a string, not {kind(value)}"
                 raise self._error(site, f"interpolation {call.text}: {message}")
             parts.append(value)
         return ".".join(parts)
@@ -543,7 +573,7 @@ class _Resolution:
             return fn(*self._copy(site, call.text, args))
         except ComposeError:
             raise
-        except _ResolverRefusal as refusal:
+        except ResolverRefusal as refusal:
             message = f"interpolation {call.text}: {refusal.message}"
             raise self._error(site, message, refusal.hint) from None
         except Exception as exc:
@@ -564,57 +594,25 @@ class _Resolution:
         return default if value is _ABSENT else value
 
     def _find(self, name: str) -> Resolver | None:
-        for registry in (self.resolvers, _REGISTRY, _BUILTINS):
+        for registry in (self.resolvers, _REGISTRY, BUILTINS):
             if name in registry:
                 return registry[name]
-        return _omegaconf_resolver(name)
+        return omegaconf_resolver(name)
 
     def _known(self) -> list[str]:
-        usable = {
-            name
-            for name, wrapper in _omegaconf_registry().items()
-            if not isinstance(_unwrap_omegaconf(name, wrapper), functools.partial)
-        }  # omegaconf's own node-based resolvers would only refuse: not worth naming
-        names = {*self.resolvers, *_REGISTRY, *_BUILTINS, *usable}
-        return sorted(names)
+        return sorted({*self.resolvers, *_REGISTRY, *BUILTINS, *omegaconf_names()})
 
     # -- budget and errors
 
     def _copy(self, site: _Site, text: str, value: Any) -> Any:
         """An independent deep copy (values by reference must not share containers)."""
-        if not isinstance(value, dict | list):
+        if not isinstance(value, CONTAINERS):
             return value
-        size = self._size(value)
+        size = copy_size(value, self.sizes)
         if size > self.budget:
             raise self._error(site, self._overflow(text))
         self.budget -= size
-        return _deep_copy(value)
-
-    def _size(self, value: dict[Any, Any] | list[Any]) -> int:
-        """Elements of `value` once copied. Resolved values share containers (`[${b}, ${b}]`),
-        so sizes are cached per container: the time is linear in distinct containers even when
-        the copy would be exponential. A container inside itself counts as infinite."""
-        sizes = self.sizes
-        open_: set[int] = set()
-        stack: list[Any] = [value]
-        while stack:
-            node = stack[-1]
-            if id(node) in sizes:
-                stack.pop()
-                continue
-            children = [child for child in _values(node) if isinstance(child, dict | list)]
-            todo = [child for child in children if id(child) not in sizes]
-            if not todo:
-                total = len(node) + sum(sizes[id(child)][1] for child in children)
-                sizes[id(node)] = (node, total)
-                open_.discard(id(node))
-                stack.pop()
-            elif id(node) in open_ or any(id(child) in open_ for child in todo):
-                return sys.maxsize
-            else:
-                open_.add(id(node))
-                stack.extend(todo)
-        return sizes[id(value)][1]
+        return deep_copy(value)
 
     def _spend(self, site: _Site, size: int) -> None:
         self.budget -= size
@@ -630,152 +628,7 @@ class _Resolution:
         return InterpolationError(message, key=key, value=site.raw, origin=origin, hint=hint)
 
 
-# --------------------------------------------------------------------------- resolvers
-
-
-_NO_DEFAULT: Any = object()
-
-
-def _oc_env(key: Any, default: Any = _NO_DEFAULT) -> str | None:
-    """`${oc.env:VAR}`, `${oc.env:VAR,default}`: a `null` default is None, others are str()."""
-    value = os.environ.get(str(key))
-    if value is not None:
-        return value
-    if default is _NO_DEFAULT:
-        hint = f"set it, or give a default: ${{oc.env:{key},default}}"
-        raise _ResolverRefusal(f"environment variable {key} is not set", hint)
-    return None if default is None else str(default)
-
-
-def _oc_select(*args: Any) -> Any:
-    """Placeholder: `oc.select` reads the config, so `_Resolution._select` evaluates it."""
-    raise AssertionError("oc.select is evaluated by the resolution itself")
-
-
-_BUILTINS: dict[str, Resolver] = {"oc.env": _oc_env, "oc.select": _oc_select}
-_OMEGACONF_NODE_PARAMETERS = frozenset({"_parent_", "_root_", "_node_"})
-
-
-def _omegaconf_registry() -> dict[str, Any]:
-    """omegaconf's registered resolvers, if omegaconf is imported already (never imported here:
-    it is slow to import and optional)."""
-    module = sys.modules.get("omegaconf.basecontainer")
-    registry = getattr(getattr(module, "BaseContainer", None), "_resolvers", None)
-    return registry if isinstance(registry, dict) else {}
-
-
-def _omegaconf_resolver(name: str) -> Resolver | None:
-    wrapper = _omegaconf_registry().get(name)
-    if wrapper is None:
-        return None
-    return _unwrap_omegaconf(name, wrapper)
-
-
-def _unwrap_omegaconf(name: str, wrapper: Any) -> Resolver:
-    """The user's function inside omegaconf's wrapper (its closure variable `resolver`), to be
-    called with plain arguments. Functions that want `_parent_`/`_root_`/`_node_` need
-    omegaconf's nodes, which plain data does not have: calling them is refused."""
-    code = getattr(wrapper, "__code__", None)
-    cells = getattr(wrapper, "__closure__", None)
-    if code is not None and cells is not None and "resolver" in code.co_freevars:
-        fn = cells[code.co_freevars.index("resolver")].cell_contents
-        if callable(fn) and not _wants_omegaconf_nodes(fn):
-            return fn  # type: ignore[no-any-return]
-    return functools.partial(_refuse_omegaconf, name)
-
-
-def _wants_omegaconf_nodes(fn: Resolver) -> bool:
-    try:
-        parameters = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return not _OMEGACONF_NODE_PARAMETERS.isdisjoint(parameters)
-
-
-def _refuse_omegaconf(name: str, *args: Any) -> Any:
-    raise _ResolverRefusal(
-        f"resolver {name} is omegaconf's and needs its config nodes (_parent_, _root_ or _node_)",
-        "register a plain function with compose.register_resolver",
-    )
-
-
-# --------------------------------------------------------------------------- plain-data helpers
-
-
-def _scan(tree: dict[str, Any]) -> list[tuple[Path, str]]:
-    """Every string that resolution may change, with its path, in document order."""
-    found: list[tuple[Path, str]] = []
-    stack: list[tuple[Path, Iterable[tuple[Any, Any]]]] = [((), iter(tree.items()))]
-    while stack:
-        path, items = stack[-1]
-        for key, child in items:
-            if isinstance(child, str):
-                if needs_resolution(child):
-                    found.append(((*path, key), child))
-            elif isinstance(child, dict | list):
-                stack.append(((*path, key), _items(child)))
-                break
-        else:
-            stack.pop()
-    return found
-
-
-def _items(container: dict[str, Any] | list[Any]) -> Iterable[tuple[Any, Any]]:
-    return iter(container.items()) if isinstance(container, dict) else enumerate(container)
-
-
-def _rebuild(tree: dict[str, Any], updates: dict[Path, Any]) -> dict[str, Any]:
-    """`tree` with `updates` applied: containers on the way are copied, the rest is shared."""
-    root = dict(tree)
-    copies: dict[Path, Any] = {(): root}
-    for path, value in updates.items():
-        _copied(copies, path[:-1])[path[-1]] = value
-    return root
-
-
-def _copied(copies: dict[Path, Any], path: Path) -> Any:
-    if path not in copies:
-        parent = _copied(copies, path[:-1])
-        child = parent[path[-1]]
-        parent[path[-1]] = copies[path] = dict(child) if isinstance(child, dict) else list(child)
-    return copies[path]
-
-
-def _deep_copy(value: dict[Any, Any] | list[Any]) -> Any:
-    """A deep copy of plain data without recursion (results may nest deeper than the stack)."""
-    root = _shell(value)
-    stack = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        for key, child in _items(source):
-            if isinstance(child, dict | list):
-                shell = _shell(child)
-                stack.append((child, shell))
-                target[key] = shell
-            else:
-                target[key] = child
-    return root
-
-
-def _shell(container: dict[Any, Any] | list[Any]) -> Any:
-    return {} if isinstance(container, dict) else [None] * len(container)
-
-
-def _values(container: dict[Any, Any] | list[Any]) -> Iterable[Any]:
-    return container.values() if isinstance(container, dict) else container
-
-
-def _all_paths(tree: dict[str, Any]) -> list[str]:
-    """Every dotted path of the tree, for did-you-mean (computed only on error)."""
-    paths: list[str] = []
-    stack: list[tuple[Path, Any]] = [((), tree)]
-    while stack:
-        path, node = stack.pop()
-        for key, child in _items(node):
-            paths.append(_dotted((*path, key)))
-            if isinstance(child, dict | list):
-                stack.append(((*path, key), child))
-    return paths
+# --------------------------------------------------------------------------- helpers
 
 
 def _unique(errors: list[ComposeError]) -> list[ComposeError]:
@@ -788,16 +641,3 @@ def _unique(errors: list[ComposeError]) -> list[ComposeError]:
             seen.add(mark)
             unique.append(error)
     return unique
-
-
-def _is_missing_spelling(value: str) -> bool:
-    """`???`, `\\???`, `\\\\???`...: the marker, or a literal `???` with escapes (OmegaConf 2.4)."""
-    return value.endswith(MANDATORY) and not value[:-3].strip("\\")
-
-
-def _dotted(path: Path | list[str | int]) -> str:
-    return ".".join(str(key) for key in path)
-
-
-def _kind(value: Any) -> str:
-    return _KIND_NAMES.get(type(value), f"a {type(value).__name__}")

@@ -117,11 +117,13 @@ class Key:
 
 @dataclass(frozen=True, slots=True)
 class Ref:
-    """`${a.b}`: `dots` leading dots (0 for an absolute path), then the keys."""
+    """`${a.b}`: `dots` leading dots (0 for an absolute path), then the keys. `plain` is the
+    keys as strings when none is an interpolation (most references), else None."""
 
     dots: int
     keys: tuple[Key, ...]
     text: str
+    plain: tuple[str, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,7 @@ def _parse_interpolation(src: str, pos: int) -> tuple[int, Ref | Call]:
     pos, keys = _parse_key_path(src, pos)
     end = _skip_ws(src, pos)
     if src.startswith("}", end):
-        return end + 1, Ref(dots, keys, src[start : end + 1])
+        return end + 1, Ref(dots, keys, src[start : end + 1], _plain(keys))
     if src.startswith(":", end) and not dots and _is_resolver_name(keys):
         pos, args = _parse_sequence(src, _skip_ws(src, end + 1), "}")
         return pos, Call(tuple(key.part for key in keys), args, src[start:pos])
@@ -390,6 +392,15 @@ def _typed(text: str) -> Any:
     if _NULL.fullmatch(text):
         return None
     return text
+
+
+def _plain(keys: tuple[Key, ...]) -> tuple[str, ...] | None:
+    parts: list[str] = []
+    for key in keys:
+        if not isinstance(key.part, str):
+            return None
+        parts.append(key.part)
+    return tuple(parts)
 
 
 def _is_resolver_name(keys: tuple[Key, ...]) -> bool:
