@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
@@ -79,13 +79,15 @@ def compose(
     items += parse_overrides(list(overrides))
     items = with_environment(items, env_prefix, environ)
     composed = compose_items(items, schema, as_search_path(search_path))
-    resolve(composed, resolvers)
+    # Schema-less, resolution itself turns "None" into None in the values it writes, so the
+    # whole-tree walk below is needed only where files or flags may hold "None" text.
+    resolve(composed, resolvers, convert=plain_nones if schema is None else None)
     flags_none = flags_may_hold_none(items)
     if schema is not None:
         return bind(composed, schema, flags_may_hold_none=flags_none)
     if composed.pending:
         raise gather(composed.pending)
-    if not (composed.may_hold_none or composed.may_interpolate or flags_none):
+    if not (composed.may_hold_none or flags_none):
         return composed.tree  # no "None" text anywhere: the walk would change nothing
     result: dict[str, Any] = plain_nones(composed.tree)
     return result
@@ -131,8 +133,11 @@ def _values(items: list[Item]) -> Iterator[ValueItem]:
             yield from item.values
 
 
-def resolve(composed: Composed, resolvers: Resolvers = None) -> None:
-    """Resolve `${...}` and check `???` in place; free when no node and no default needs it."""
+def resolve(
+    composed: Composed, resolvers: Resolvers = None, convert: Callable[[Any], Any] | None = None
+) -> None:
+    """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
+    `convert` is applied to each value resolution writes."""
     root = composed.root
     if root.model is not None and has_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
@@ -140,12 +145,14 @@ def resolve(composed: Composed, resolvers: Resolvers = None) -> None:
     if not composed.may_interpolate:
         return
     try:
-        _resolve_tree(composed, resolvers)
+        _resolve_tree(composed, resolvers, convert)
     except ComposeError as error:  # with the flags' errors, all at once
         raise gather([*composed.pending, *error.errors]) from None
 
 
-def _resolve_tree(composed: Composed, resolvers: Resolvers) -> None:
+def _resolve_tree(
+    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None
+) -> None:
     root = composed.root
     lookup = functools.partial(default_at, root, composed.tree) if root.model else None
     composed.tree = resolve_tree(
@@ -154,6 +161,7 @@ def _resolve_tree(composed: Composed, resolvers: Resolvers) -> None:
         default_at=lookup,
         describe=functools.partial(_describe, composed),
         suggest=functools.partial(_suggest_key, root) if root.model else None,
+        convert=convert,
     )
 
 

@@ -138,8 +138,10 @@ def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[Compos
 
 
 def _marks_resolution(text: str) -> bool:
-    """A cheap look at raw text: only "${" and "???" give interpolation work to do."""
-    return INTERPOLATION in text or MANDATORY in text
+    """A cheap look at raw text: only "${" and "???" give interpolation work to do. An escape
+    (a unicode escape for `$`, a line continuation between `$` and `{`) can spell either, so
+    any backslash counts too: rare in configs, and it costs one scan, never a wrong result."""
+    return INTERPOLATION in text or MANDATORY in text or "\\" in text
 
 
 def _segments(root: Shape, key: str) -> list[str]:

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 import tomli
+from conftest import WriteFile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case
 
-from compose import _interp
+from compose import _interp, compose
 from compose._interp_grammar import parse
 from compose._interp_quick import SLOW, lone_reference, plan_of, walk
 from compose.errors import ComposeError
@@ -327,3 +328,12 @@ def test_random_trees_agree_with_the_general_path(data: st.DataObject) -> None:
         _put(tree, where, "".join(text))
 
     agree(tree, resolvers={"table": lambda: {"k": [1, "${a}"]}})
+
+
+def test_interpolation_spelt_with_a_toml_escape_is_resolved(write: WriteFile) -> None:
+    """The raw text holds no "${" or "???", yet the parsed values do."""
+    write("a.toml", 'b = 1\na = "\\u0024{b}"\nm = "\\u003f??"\n')
+    with pytest.raises(ComposeError, match="m"):
+        compose(["a.toml"])
+    write("c.toml", 'b = 1\na = "\\u0024{b}"\n')
+    assert compose(["c.toml"]) == {"b": 1, "a": 1}
