@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._interp import escape
+from compose._interp_data import escape  # not _interp: dumps stay light to import
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 NONE_TEXT = "None"

@@ -26,7 +26,6 @@ by walking the tree directly, and hands anything it cannot settle to the evaluat
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +38,7 @@ from compose._interp_data import (
     copy_size,
     deep_copy,
     dotted,
+    escape,
     is_missing_spelling,
     kind,
     needs_resolution,
@@ -85,7 +85,6 @@ __all__ = [
 # instead of a hang.
 MAX_EXPANSION = 10_000_000
 
-_ESCAPE_TARGET = re.compile(r"(\\*)\$\{")
 
 _REGISTRY: dict[str, Resolver] = {}
 
@@ -100,16 +99,6 @@ def register_resolver(name: str, fn: Resolver) -> None:
     if not callable(fn):
         raise TypeError(f"resolver {name!r} is not callable")
     _REGISTRY[name] = fn
-
-
-def escape(value: str) -> str:
-    """The text that resolves to `value`: `${` becomes `\\${` (after doubling the backslashes
-    before it), and `???` becomes `\\???`. Strings without either come back unchanged."""
-    if is_missing_spelling(value):
-        return "\\" + value
-    if "${" not in value:
-        return value
-    return _ESCAPE_TARGET.sub(lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
 
 
 def _describe_default(path: Path) -> tuple[str, str | None]:

@@ -3,6 +3,7 @@ copies and rebuilt containers that resolved values go into. Nothing here evaluat
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -15,6 +16,7 @@ __all__ = [
     "copy_size",
     "deep_copy",
     "dotted",
+    "escape",
     "is_missing_spelling",
     "kind",
     "needs_resolution",
@@ -49,6 +51,19 @@ def needs_resolution(value: str) -> bool:
 def is_missing_spelling(value: str) -> bool:
     """`???`, `\\???`, `\\\\???`...: the marker, or a literal `???` with escapes (OmegaConf 2.4)."""
     return value.endswith(MANDATORY) and not value[:-3].strip("\\")
+
+
+_ESCAPE_TARGET = re.compile(r"(\\*)\$\{")
+
+
+def escape(value: str) -> str:
+    """The text that resolves to `value`: `${` becomes `\\${` (after doubling the backslashes
+    before it), and `???` becomes `\\???`. Strings without either come back unchanged."""
+    if is_missing_spelling(value):
+        return "\\" + value
+    if "${" not in value:
+        return value
+    return _ESCAPE_TARGET.sub(lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
 
 
 def scan(tree: dict[str, Any]) -> list[tuple[Path, str]]:
