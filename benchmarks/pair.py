@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import json
 import pstats
 import re
@@ -19,12 +18,11 @@ import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
 import warnings
 from pathlib import Path
 
 import peers
-from worker import load_schema
+from worker import load_schema, peak_memory
 from workloads import Paths, Workload, write_schema, write_workload
 
 NAME = re.compile(r"(plain|typed)-n(\d+)-m(\d+)(?:-k(\d+))?(?:-o(\d+))?$")
@@ -54,16 +52,6 @@ def timed(run: peers.Run) -> float:
     return time.perf_counter() - start
 
 
-def peak(run: peers.Run) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        run()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def measure(name: str, budget: float) -> None:
     job = job_of(workload_of(name))
     floor, compose = peers.prepare_floor(job), peers.prepare_compose(job)
@@ -73,7 +61,7 @@ def measure(name: str, budget: float) -> None:
         times[0].append(timed(floor))
         times[1].append(timed(compose))
     a, b = (statistics.median(found) for found in times)
-    memory = peak(compose) / max(1, peak(floor))
+    memory = peak_memory(compose) / max(1, peak_memory(floor))
     print(
         f"{name:24} floor {a * 1e3:9.3f} ms  compose {b * 1e3:9.3f} ms  "
         f"ratio {b / a:5.2f}x  memory {memory:4.2f}x  ({len(times[0])} pairs)"
