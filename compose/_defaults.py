@@ -17,9 +17,16 @@ from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT
 from compose._origin import DEFAULT, KeyPath, Origins
-from compose._schema import NO_DEFAULT, child_default, current_variant, plan_of
+from compose._schema import (
+    NO_DEFAULT,
+    FieldPlan,
+    any_field_below,
+    child_default,
+    current_variant,
+    plan_of,
+)
 from compose._tree import child, is_index
-from compose._types import Kind, Shape, section_models
+from compose._types import Kind, Shape
 
 _INTERP = "${"
 
@@ -111,7 +118,7 @@ def _inject_elements(items: list[Any], shape: Shape, path: KeyPath, origins: Ori
 @functools.cache
 def has_interpolated_defaults(model: type[BaseModel]) -> bool:
     """Whether any default of `model`, or of a section class below it, holds `${`."""
-    return _model_defaults_hold(model, _holds_interpolation, frozenset())
+    return any_field_below(model, lambda plan: _default_holds(plan, _holds_interpolation))
 
 
 @functools.cache
@@ -121,21 +128,11 @@ def has_none_text_defaults(model: type[BaseModel]) -> bool:
     Flags into lists copy class defaults into the tree, where binding may turn that text into
     None: binding looks for it only when a schema's defaults or the nodes may hold it.
     """
-    return _model_defaults_hold(model, _holds_none_text, frozenset())
+    return any_field_below(model, lambda plan: _default_holds(plan, _holds_none_text))
 
 
-def _model_defaults_hold(
-    model: type[BaseModel], holds: Callable[[Any], bool], seen: frozenset[type]
-) -> bool:
-    if model in seen:
-        return False
-    seen = seen | {model}
-    for field in plan_of(model).fields.values():
-        if field.default is not NO_DEFAULT and holds(field.default):
-            return True
-        if any(_model_defaults_hold(m, holds, seen) for m in section_models(field.shape)):
-            return True
-    return False
+def _default_holds(plan: FieldPlan, holds: Callable[[Any], bool]) -> bool:
+    return plan.default is not NO_DEFAULT and holds(plan.default)
 
 
 def _holds_interpolation(value: Any) -> bool:

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from compose._coerce import NONE_TEXT, convert, convert_text, untyped
 from compose._defaults import to_plain
 from compose._origin import DEFAULT, EnvSource, FileSource, KeyPath, Origin, Origins, Shifted
-from compose._schema import NO_DEFAULT, Target, plan_of
+from compose._schema import NO_DEFAULT, Target, any_field_below, plan_of
 from compose._strategies import Merge
 from compose._tree import child, put
 from compose._types import ANY, Kind, Shape, section_models
@@ -59,20 +59,8 @@ def _declares(shape: Shape) -> bool:
 
 @functools.cache
 def _model_holds(model: type[BaseModel]) -> bool:
-    """Whether `model`, or a section class below it, has a strategy list (once per class;
-    cycles end)."""
-    seen: set[type[BaseModel]] = set()
-    stack = [model]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        for plan in plan_of(current).fields.values():
-            if _declares(plan.shape):
-                return True
-            stack.extend(section_models(plan.shape))
-    return False
+    """Whether `model`, or a section class below it, has a strategy list (once per class)."""
+    return any_field_below(model, lambda plan: _declares(plan.shape))
 
 
 def merge_by_strategy(

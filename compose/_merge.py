@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from compose._listmerge import holds_strategies, merge_by_strategy, settle
 from compose._origin import DefaultSource, KeyPath, Origin, Origins
-from compose._schema import NO_DEFAULT, child_default, default_tag, plan_of
+from compose._schema import NO_DEFAULT, any_field_below, child_default, default_tag, plan_of
 from compose._tree import child, put
 from compose._types import ANY, Kind, Shape
 
@@ -254,8 +254,7 @@ def may_switch_below(shape: Shape) -> bool:
     """
     if holds_strategies(shape):
         return True
-    while shape.kind is Kind.DICT and shape.item is not None:
-        shape = shape.item
+    shape = _through_dicts(shape)
     if shape.kind is Kind.UNION:
         return True
     return shape.model is not None and shape.kind is Kind.MODEL and _reaches_union(shape.model)
@@ -263,23 +262,23 @@ def may_switch_below(shape: Shape) -> bool:
 
 @functools.cache
 def _reaches_union(model: type[BaseModel]) -> bool:
-    """Whether a section of `model`, or one below it, is a union (once per class; cycles end)."""
-    seen: set[type[BaseModel]] = set()
-    stack = [model]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        for plan in plan_of(current).fields.values():
-            shape = plan.shape
-            while shape.kind is Kind.DICT and shape.item is not None:
-                shape = shape.item
-            if shape.kind is Kind.UNION:
-                return True
-            if shape.kind is Kind.MODEL and shape.model is not None:
-                stack.append(shape.model)
-    return False
+    """Whether a section of `model`, or one below it, is a union (once per class)."""
+    return any_field_below(
+        model, lambda plan: _through_dicts(plan.shape).kind is Kind.UNION, _sections_not_in_lists
+    )
+
+
+def _through_dicts(shape: Shape) -> Shape:
+    """The shape of a dict's values (of a dict of dicts...): tables merge through dicts."""
+    while shape.kind is Kind.DICT and shape.item is not None:
+        shape = shape.item
+    return shape
+
+
+def _sections_not_in_lists(shape: Shape) -> list[type[BaseModel]]:
+    """The section class a table of `shape` merges into (lists replace whole: none inside)."""
+    shape = _through_dicts(shape)
+    return [shape.model] if shape.kind is Kind.MODEL and shape.model is not None else []
 
 
 def shape_below(shape: Shape, node: dict[str, Any], key: str, default: Any) -> tuple[Shape, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +70,27 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
     forbid = model.model_config.get("extra") == "forbid"
     holding = frozenset(name for name, plan in fields.items() if section_models(plan.shape))
     return ModelPlan(model, fields, forbid, holding)
+
+
+def any_field_below(
+    model: type[BaseModel],
+    hit: Callable[[FieldPlan], bool],
+    below: Callable[[Shape], Iterable[type[BaseModel]]] = section_models,
+) -> bool:
+    """Whether a field of `model`, or of a section class below it, satisfies `hit`. `below`
+    names the classes a field leads into; each class is read once, so recursive schemas end."""
+    seen: set[type[BaseModel]] = set()
+    stack = [model]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for plan in plan_of(current).fields.values():
+            if hit(plan):
+                return True
+            stack.extend(below(plan.shape))
+    return False
 
 
 RENAMES_ATTR = "__compose_renames__"
