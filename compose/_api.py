@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
@@ -19,7 +18,7 @@ from compose._coerce import may_spell_none
 from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
 from compose._env import with_environment
 from compose._graph import Composed, compose_items
-from compose._help import help_screen, plain_help
+from compose._help import help_screen, plain_help, program_name
 from compose._interp import Resolver, resolve_tree
 from compose._origin import KeyPath
 from compose._schema import suggest
@@ -201,7 +200,3 @@ def _help(
         composed, problem = None, error.format()
     screen = help_screen(schema, prog, narrow, composed, problem, search_path, env_prefix)
     return HelpRequested(plain_help(screen), screen)
-
-
-def program_name() -> str:
-    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"

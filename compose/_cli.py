@@ -20,7 +20,7 @@ from typing import Any, TextIO, TypeVar
 from pydantic import BaseModel
 
 from compose._argv import HelpItem, split_argv
-from compose._help import HelpScreen, help_screen, plain_help
+from compose._help import HelpScreen, help_screen, plain_help, program_name
 from compose._merge import ComposeWarning
 from compose._search import Dirs, SearchPath, as_search_path
 from compose.errors import ComposeError, HelpRequested
@@ -69,10 +69,6 @@ def _answer_completion(
     from compose import _complete  # noqa: PLC0415  # never imported by a normal run
 
     return _complete.respond(schema, instruction, args, prog, as_search_path(search_path))
-
-
-def program_name() -> str:
-    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"
 
 
 def _parse(

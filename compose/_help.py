@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 import json
+import os
+import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
@@ -60,6 +62,11 @@ class HelpScreen(NamedTuple):
     @property
     def usage(self) -> str:
         return f"usage: {self.prog} {USAGE}"
+
+
+def program_name() -> str:
+    """The entrypoint's name as the user ran it, for usage lines."""
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"
 
 
 def help_screen(
