@@ -30,6 +30,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from compose import _docindex
+
 
 class ClassDocs(NamedTuple):
     """A class statement of a module: its first line (decorators included) and field docs."""
@@ -69,11 +71,32 @@ def _class_docstrings(cls: type) -> dict[str, str]:
 
 
 _SCANNED: dict[str, tuple[list[str], Classes]] = {}
+_INDEXED: dict[str, tuple[_docindex.Key, Classes]] = {}
 
 
 def module_classes(file: str, module: Any = None) -> Classes:
-    """The classes of a source file, read through `linecache` as `inspect` does (so a module
-    loaded from a zip reads too), and scanned again only if `linecache` read the file again."""
+    """The classes of a source file: from its index on disk (`compose._docindex`) when the
+    index is up to date, else scanned, and the index written for the next process."""
+    key = _docindex.key_of(file, __file__)
+    if key is None:  # not a file on disk: a zip, say
+        return _read_and_scan(file, module)
+    known = _INDEXED.get(file)
+    if known is not None and known[0] == key:
+        return known[1]
+    stored = _docindex.read(file, key)
+    if stored is not None:
+        found = {name: [ClassDocs(*c) for c in statements] for name, statements in stored.items()}
+    else:
+        found = _read_and_scan(file, module)
+        plain = {name: [(c.line, c.docstrings) for c in s] for name, s in found.items()}
+        _docindex.write(file, key, plain)
+    _INDEXED[file] = (key, found)
+    return found
+
+
+def _read_and_scan(file: str, module: Any) -> Classes:
+    """Read through `linecache` as `inspect` does (so a module loaded from a zip reads too), and
+    scanned again only if `linecache` read the file again."""
     linecache.checkcache(file)
     lines = linecache.getlines(file, getattr(module, "__dict__", None))
     cached = _SCANNED.get(file)

@@ -5,6 +5,8 @@ with `ast` on awkward source, and which modules a bare `--help` imports."""
 
 from __future__ import annotations
 
+import marshal
+import os
 import subprocess
 import sys
 import textwrap
@@ -238,6 +240,114 @@ def test_a_class_of_pydantic_itself_is_not_read() -> None:
     """BaseModel declares no fields: its large module is never scanned."""
     text = help_text(RLConfig)
     assert "How many checkpoints to keep; None keeps all." in text
+
+
+# --- the index on disk: a second process reads the scan's result, never a stale one -------------
+
+
+@pytest.fixture
+def bytecode_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Indexes written under a prefix of our own, as `PYTHONPYCACHEPREFIX` would put them."""
+    prefix = tmp_path / "pycache"
+    monkeypatch.setattr(sys, "pycache_prefix", str(prefix))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(docstrings, "_INDEXED", {})  # as in a new process
+    return prefix
+
+
+def _schema_module(tmp_path: Path, doc: str) -> Path:
+    module = tmp_path / "src" / "schema_mod.py"
+    module.parent.mkdir(exist_ok=True)
+    module.write_text(f'class A:\n    x: int = 0\n    """{doc}"""\n')
+    return module
+
+
+def _counted_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources scanned from now on (each scan finds nothing)."""
+    scans: list[str] = []
+
+    def counted(source: str) -> docstrings.Classes:
+        scans.append(source)
+        return {}
+
+    monkeypatch.setattr(docstrings, "scan", counted)
+    return scans
+
+
+def _new_process() -> None:
+    docstrings._INDEXED.clear()
+    docstrings._SCANNED.clear()
+
+
+def test_the_index_is_written_once_and_read_by_the_next_process(
+    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = _schema_module(tmp_path, "Indexed.")
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Indexed."}
+    (index,) = bytecode_dir.rglob("schema_mod.*.compose-docs")
+    _new_process()
+    scans = _counted_scans(monkeypatch)
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Indexed."}
+    assert scans == []  # read from the index, not scanned
+    assert index.exists()
+
+
+def test_an_edited_source_is_scanned_again(tmp_path: Path, bytecode_dir: Path) -> None:
+    module = _schema_module(tmp_path, "Before.")
+    docstrings.module_classes(str(module))
+    _new_process()
+    module.write_text(module.read_text().replace("Before.", "After!!"))  # the same size
+    stat = module.stat()
+    os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "After!!"}
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"not marshal", b"\xe3\x00", marshal.dumps(5), marshal.dumps(("k", {}))]
+)
+def test_a_damaged_index_is_scanned_again(
+    tmp_path: Path, bytecode_dir: Path, content: bytes
+) -> None:
+    module = _schema_module(tmp_path, "Survives.")
+    docstrings.module_classes(str(module))
+    (index,) = bytecode_dir.rglob("schema_mod.*.compose-docs")
+    index.write_bytes(content)
+    _new_process()
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Survives."}
+
+
+def test_no_index_is_written_where_bytecode_is_not(
+    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    module = _schema_module(tmp_path, "Unwritten.")
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Unwritten."}
+    assert not list(bytecode_dir.rglob("*.compose-docs"))
+
+
+def test_an_unwritable_cache_directory_still_gives_help(
+    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "a-file"))
+    (tmp_path / "a-file").write_text("not a directory")
+    module = _schema_module(tmp_path, "Unwritable.")
+    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Unwritable."}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "src"]  # no temporary left
+
+
+def test_a_new_scanner_does_not_read_an_old_index(
+    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is keyed by the scanner's own file too: upgrading compose rescans."""
+    module = _schema_module(tmp_path, "Old scanner.")
+    docstrings.module_classes(str(module))
+    _new_process()
+    newer = tmp_path / "newer_scanner.py"
+    newer.write_text("# a different compose/_docstrings.py\n")
+    monkeypatch.setattr(docstrings, "__file__", str(newer))
+    scans = _counted_scans(monkeypatch)
+    docstrings.module_classes(str(module))
+    assert len(scans) == 1
 
 
 # --- a bare --help does not import the engine --------------------------------------------------

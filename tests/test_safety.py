@@ -408,7 +408,11 @@ FORBIDDEN_OS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
 IMPORT_MODULE_ALLOWED = {
     "_command.py",  # `compose show --schema MODULE:CLASS`, a CLI option
     "__init__.py",  # public names loaded on first use, from a fixed table of compose modules
+    "_docindex.py",  # importlib.util.cache_from_source: where a module's bytecode is kept
 }
+# The docstring index is kept in the bytecode cache and read with marshal, as Python reads the
+# `.pyc` beside it: whoever can write there can already run code, and nothing loaded is run.
+MARSHAL_ALLOWED = {"_docindex.py"}
 
 
 def code_names(path: Path) -> Iterator[tuple[int, str]]:
@@ -445,10 +449,13 @@ def forbidden_calls(path: Path) -> Iterator[str]:
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.name)
 def test_the_source_has_no_code_execution(path: Path) -> None:
+    allowed = {"marshal"} if path.name in MARSHAL_ALLOWED else set()
     names = list(code_names(path))
-    modules = [f"{path.name}:{line}: {name}" for line, name in names if name in FORBIDDEN_MODULES]
+    modules = [
+        f"{path.name}:{line}: {name}" for line, name in names if name in FORBIDDEN_MODULES - allowed
+    ]
     assert modules == []
-    assert list(forbidden_calls(path)) == []
+    assert [c for c in forbidden_calls(path) if c.split(" ")[-1] not in allowed] == []
     if path.name not in IMPORT_MODULE_ALLOWED:
         importing = [name for _, name in names if name in ("import_module", "importlib")]
         assert importing == []
