@@ -17,6 +17,7 @@ from compose._strategies import Merge  # used in schemas, like BaseConfig: a lea
 from compose.errors import (
     ArgvError,
     ComposeError,
+    ComposeWarning,
     ConfigValidationError,
     ErrorGroup,
     HelpRequested,
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from compose._cli import cli
     from compose._dump import to_toml, write_configs
     from compose._interp import register_resolver
-    from compose._merge import ComposeWarning
     from compose._renames import renamed
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
 ]
 
 _LAZY = {  # name -> the module that defines it
-    "ComposeWarning": "compose._merge",
     "cli": "compose._cli",
     "compose": "compose._api",
     "parse": "compose._api",

@@ -20,9 +20,9 @@ from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help, program_name
 from compose._interp import Resolver, resolve_tree
-from compose._origin import KeyPath
 from compose._schema import suggest
 from compose._search import Dirs, SearchPath, as_search_path
+from compose._tree import KeyPath
 from compose._types import Shape
 from compose.errors import ComposeError, HelpRequested, gather
 

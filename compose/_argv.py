@@ -14,50 +14,67 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
-
 from compose.errors import ArgvError
 
 _HELP = ("-h", "--help")
 
 
-@dataclass(frozen=True)
-class FileItem:
+class _Item:
+    """Items compare and print by value (tests compare parsed command lines).
+
+    Plain classes, not dataclasses or named tuples: this module is imported on every run, a
+    bare `--help` too (on the cost of defining classes, see `compose._schema`)."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+class FileItem(_Item):
     """A file node: `section` is the dotted key its keys are relative to ("" for the root)."""
 
-    path: str
-    section: str
-    shown: str  # the flag as typed, e.g. "--trainer @ t.toml"
+    def __init__(self, path: str, section: str, shown: str) -> None:
+        self.path = path
+        self.section = section
+        self.shown = shown  # the flag as typed, e.g. "--trainer @ t.toml"
 
 
-@dataclass(frozen=True)
-class ValueItem:
-    key: str  # dotted, as typed without the leading dashes (may start with "no-")
-    tokens: tuple[str, ...]
-    shown: str  # the flag as typed, e.g. "--trainer.lr"
-    append: bool = False  # `--KEY+ VALUE...`: append to the list rather than set it
+class ValueItem(_Item):
+    """A value flag: `--KEY VALUE...`, `--KEY=VALUE` or `--KEY+ VALUE...`."""
+
+    def __init__(self, key: str, tokens: tuple[str, ...], shown: str, append: bool = False) -> None:
+        self.key = key  # dotted, as typed without the leading dashes (may start with "no-")
+        self.tokens = tokens
+        self.shown = shown  # the flag as typed, e.g. "--trainer.lr"
+        self.append = append  # `--KEY+ VALUE...`: append to the list rather than set it
 
 
-@dataclass(frozen=True)
-class DeleteItem:
-    key: str
-    shown: str
+class DeleteItem(_Item):
+    """`~KEY`: delete what earlier nodes set at KEY."""
+
+    def __init__(self, key: str, shown: str) -> None:
+        self.key = key
+        self.shown = shown
 
 
-@dataclass(frozen=True)
-class HelpItem:
-    section: str
+class HelpItem(_Item):
+    """`--help [SECTION]`."""
+
+    def __init__(self, section: str) -> None:
+        self.section = section
 
 
-class EnvItem(NamedTuple):
-    """The environment node: the variables named with `prefix`, as flags (`compose._env`).
+class EnvItem(_Item):
+    """The environment node: the variables named with `prefix`, as flags (`compose._env`)."""
 
-    A named tuple, not a dataclass: this module is imported on every run, even a bare `--help`.
-    """
-
-    prefix: str
-    values: tuple[ValueItem, ...]
+    def __init__(self, prefix: str, values: tuple[ValueItem, ...]) -> None:
+        self.prefix = prefix
+        self.values = values
 
 
 Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem

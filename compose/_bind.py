@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from compose._coerce import NONE_TEXT
 from compose._defaults import has_none_text_defaults
 from compose._graph import Composed
-from compose._origin import KeyPath, Origins, Seg
+from compose._origin import Origins
 from compose._schema import (
     NO_DEFAULT,
     ModelPlan,
@@ -31,6 +31,7 @@ from compose._schema import (
     suggest,
     unknown_key,
 )
+from compose._tree import KeyPath, Seg
 from compose._types import ANY, Kind, Shape
 from compose.errors import (
     ComposeError,

@@ -21,9 +21,8 @@ from pydantic import BaseModel
 
 from compose._argv import HelpItem, split_argv
 from compose._help import HelpScreen, help_screen, plain_help, program_name
-from compose._merge import ComposeWarning
 from compose._search import Dirs, SearchPath, as_search_path
-from compose.errors import ComposeError, HelpRequested
+from compose.errors import ComposeError, ComposeWarning, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 EXIT_BAD_INPUT = 2

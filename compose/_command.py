@@ -35,9 +35,10 @@ from compose._dump import to_data, to_toml
 from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._listmerge import element_origins
-from compose._origin import FlagSource, KeyPath, Moved, Shifted
+from compose._origin import FlagSource, Moved, Shifted
 from compose._schema import plan_of, walk
 from compose._search import SearchPath
+from compose._tree import KeyPath
 from compose._types import section_models
 from compose.errors import ArgvError, ComposeError
 

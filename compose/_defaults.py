@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT
-from compose._origin import DEFAULT, KeyPath, Origins
+from compose._origin import DEFAULT, Origins
 from compose._schema import (
     NO_DEFAULT,
     FieldPlan,
@@ -25,7 +25,7 @@ from compose._schema import (
     current_variant,
     plan_of,
 )
-from compose._tree import child, is_index
+from compose._tree import KeyPath, child, is_index
 from compose._types import Kind, Shape
 
 _INTERP = "${"

@@ -15,6 +15,7 @@ writable (a read-only install, `PYTHONDONTWRITEBYTECODE`) means the file is scan
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import marshal
 import os
@@ -33,10 +34,18 @@ def key_of(source_file: str, scanner_file: str) -> Key | None:
     """What an index of `source_file` must have been made from; None where it can't be told
     (a module read from a zip, a file gone)."""
     try:
-        source, scanner = os.stat(source_file), os.stat(scanner_file)
+        source = os.stat(source_file)
+        scanner = _stat_once(scanner_file)
     except OSError:
         return None
-    return (_LAYOUT, source.st_mtime_ns, source.st_size, scanner.st_mtime_ns, scanner.st_size)
+    return (_LAYOUT, source.st_mtime_ns, source.st_size, *scanner)
+
+
+@functools.cache
+def _stat_once(scanner_file: str) -> tuple[int, int]:
+    """The scanner's own file does not change under a running process."""
+    found = os.stat(scanner_file)
+    return found.st_mtime_ns, found.st_size
 
 
 def read(source_file: str, key: Key) -> Stored | None:

@@ -26,18 +26,32 @@ import linecache
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import BaseModel
 
 from compose import _docindex
 
 
-class ClassDocs(NamedTuple):
-    """A class statement of a module: its first line (decorators included) and field docs."""
+class ClassDocs:
+    """A class statement of a module: its first line (decorators included) and field docs.
 
-    line: int
-    docstrings: dict[str, str]
+    A plain class: this module is imported with every schema, and a named tuple costs more to
+    define than the whole of the rest of the module."""
+
+    def __init__(self, line: int, docstrings: dict[str, str]) -> None:
+        self.line = line
+        self.docstrings = docstrings
+
+    def __eq__(self, other: object) -> bool:  # the scan and `ast` are checked to agree
+        if not isinstance(other, ClassDocs):
+            return NotImplemented
+        return (self.line, self.docstrings) == (other.line, other.docstrings)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like its dict
+
+    def __repr__(self) -> str:
+        return f"ClassDocs({self.line}, {self.docstrings!r})"
 
 
 Classes = dict[str, list[ClassDocs]]  # qualified name -> its class statements, in source order

@@ -21,10 +21,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from compose._argv import EnvItem, Item, ValueItem
-from compose._merge import ComposeWarning
 from compose._schema import Target, suggest, walk
 from compose._types import Shape
-from compose.errors import ArgvError, ComposeError, UnknownKeyError
+from compose.errors import ArgvError, ComposeError, ComposeWarning, UnknownKeyError
 
 SEPARATOR = "__"
 _NAME = re.compile(r"[A-Za-z0-9_]+")

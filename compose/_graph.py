@@ -26,12 +26,12 @@ from compose._formats import may_give_none
 from compose._includes import INCLUDE, Mount, expand
 from compose._listmerge import append_to, append_value
 from compose._merge import MANDATORY, Halted, Merger
-from compose._origin import DEFAULT, EnvSource, FileSource, FlagSource, KeyPath, Moved, Origins
+from compose._origin import DEFAULT, EnvSource, FileSource, FlagSource, Moved, Origins
 from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, walk
 from compose._search import SearchPath, find_file
 from compose._sources import load_file, parse_file
-from compose._tree import child, put
+from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape, shape_of
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
 

@@ -12,7 +12,7 @@ import enum
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -29,35 +29,52 @@ _MAX_DEPTH = 12
 _MAX_VALUE = 48
 
 
-# Named tuples, not dataclasses: this module is imported on every run, and each dataclass costs
-# ~1 ms to create on Python 3.11 (it compiles its methods), a named tuple a fraction of that.
+# Plain classes, not dataclasses or named tuples: this module is imported by every `--help` (on
+# the cost of defining classes, see `compose._schema`).
 
 
-class Entry(NamedTuple):
-    flag: str
-    type: str
-    value: str  # the default, or the composed value
-    origin: str  # who set the value: "" for a bare default screen
-    description: str
+class Entry:
+    """One flag of a panel."""
+
+    def __init__(self, flag: str, type: str, value: str, origin: str, description: str) -> None:
+        self.flag = flag
+        self.type = type
+        self.value = value  # the default, or the composed value
+        self.origin = origin  # who set the value: "" for a bare default screen
+        self.description = description
 
 
-class Section(NamedTuple):
+class Section:
     """One panel of help: the flags directly in a section."""
 
-    flag: str  # "" for the top level
-    title: str
-    entries: list[Entry]  # filled in as the schema is walked
-    note: str = ""
-    pieces: str = ""  # the search path's files for this section: `optim/adamw, optim/muon`
+    def __init__(
+        self, flag: str, title: str, entries: list[Entry], note: str = "", pieces: str = ""
+    ) -> None:
+        self.flag = flag  # "" for the top level
+        self.title = title
+        self.entries = entries  # filled in as the schema is walked
+        self.note = note
+        self.pieces = pieces  # the search path's files for this section: `optim/adamw, ...`
 
 
-class HelpScreen(NamedTuple):
-    prog: str
-    summary: str
-    sections: list[Section]
-    composed: bool  # values are what the given nodes composed
-    problem: str = ""  # why the given nodes could not be composed
-    environment: str = ""  # which variables set fields, when the app reads them (`env_prefix`)
+class HelpScreen:
+    """What help shows: drawn as text (`plain_help`) or as panels (`compose._render`)."""
+
+    def __init__(
+        self,
+        prog: str,
+        summary: str,
+        sections: list[Section],
+        composed: bool,
+        problem: str = "",
+        environment: str = "",
+    ) -> None:
+        self.prog = prog
+        self.summary = summary
+        self.sections = sections
+        self.composed = composed  # values are what the given nodes composed
+        self.problem = problem  # why the given nodes could not be composed
+        self.environment = environment  # which variables set fields (with `env_prefix`)
 
     @property
     def usage(self) -> str:
@@ -125,7 +142,7 @@ class _Walker:
         nested: list[tuple[str, Shape, Any, Any, tuple[Any, ...]]] = []
         for name, plan in plan_of(model).fields.items():
             child_flag = f"{flag}.{_kebab(name)}" if flag else f"--{_kebab(name)}"
-            value = getattr(default, name) if isinstance(default, model) else plan.default
+            value = getattr(default, name) if isinstance(default, model) else plan.shown_default
             child = node.get(name, NO_DEFAULT) if isinstance(node, dict) else NO_DEFAULT
             child_path = (*path, name)
             shape = _tag_choices(union) if union is not None and name == tag else plan.shape
@@ -203,7 +220,7 @@ def _pieces_of(section: Section, groups: dict[str, list[str]]) -> Section:
     if not section.flag or not pieces:
         return section
     listed = f"{', '.join(pieces)} ({section.flag} @ {group}/NAME)"
-    return section._replace(pieces=listed)
+    return Section(section.flag, section.title, section.entries, section.note, listed)
 
 
 def _holds_sections(shape: Shape) -> bool:

@@ -19,8 +19,9 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
-from compose._origin import FileSource, KeyPath
+from compose._origin import FileSource
 from compose._search import SearchPath, find_include
+from compose._tree import KeyPath
 from compose._types import Shape
 from compose.errors import ComposeError, SourceError
 

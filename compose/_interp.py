@@ -25,7 +25,6 @@ by walking the tree directly, and hands anything it cannot settle to the evaluat
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +66,7 @@ from compose._resolvers import (
     omegaconf_names,
     omegaconf_resolver,
 )
-from compose.errors import ComposeError, InterpolationError, gather
+from compose.errors import ComposeError, InterpolationError, closest, gather
 
 __all__ = [
     "MANDATORY",
@@ -522,9 +521,9 @@ class _Resolution:
 
     def _did_you_mean(self, shown: str) -> str | None:
         """A close key of the tree, else `suggest`'s (the schema's keys are not in the tree)."""
-        close = difflib.get_close_matches(shown, all_paths(self.tree), n=1)
-        if close:
-            return f"did you mean {close[0]}?"
+        close = closest(shown, all_paths(self.tree), cutoff=0.6)
+        if close is not None:
+            return f"did you mean {close}?"
         suggestion = self.suggest(shown) if self.suggest is not None else None
         return f"did you mean {suggestion}?" if suggestion and suggestion != shown else None
 

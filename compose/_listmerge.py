@@ -22,10 +22,10 @@ from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT, convert, convert_text, untyped
 from compose._defaults import to_plain
-from compose._origin import DEFAULT, EnvSource, FileSource, KeyPath, Origin, Origins, Shifted
+from compose._origin import DEFAULT, EnvSource, FileSource, Origin, Origins, Shifted
 from compose._schema import NO_DEFAULT, Target, any_field_below, plan_of
 from compose._strategies import Merge
-from compose._tree import child, put
+from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape, section_models
 from compose.errors import ArgvError, ConfigValidationError
 

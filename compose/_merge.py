@@ -20,16 +20,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._listmerge import holds_strategies, merge_by_strategy, settle
-from compose._origin import DefaultSource, KeyPath, Origin, Origins
+from compose._origin import DefaultSource, Origin, Origins
 from compose._schema import NO_DEFAULT, any_field_below, child_default, default_tag, plan_of
-from compose._tree import child, put
+from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape
+from compose.errors import ComposeWarning
 
 MANDATORY = "???"
-
-
-class ComposeWarning(UserWarning):
-    """Something was dropped or changed on the user's behalf (a union switch)."""
 
 
 class Halted(Exception):

@@ -15,10 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from compose._formats import key_lines_for
+from compose._tree import KeyPath
 from compose.errors import ComposeError
-
-Seg = str | int
-KeyPath = tuple[Seg, ...]
 
 
 class FileSource:

@@ -11,15 +11,17 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from compose._origin import FileSource, KeyPath
 from compose._schema import RENAMES_ATTR, plan_of, renames_of
+from compose._tree import KeyPath
 from compose._types import Kind, Shape, section_models
 from compose.errors import ConfigValidationError
+
+if TYPE_CHECKING:  # only named in annotations: schemas import this module, help never needs _origin
+    from compose._origin import FileSource
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,14 +53,16 @@ def announce(old: str, new: tuple[str, ...], where: str) -> None:
     )
 
 
-@dataclass(frozen=True)
 class Move:
     """A value a rename moved: from `old` to `new`, both paths inside the node."""
 
-    old: KeyPath
-    new: KeyPath
-    renamed_to: tuple[str, ...] = ()
-    conflict: bool = False
+    def __init__(
+        self, old: KeyPath, new: KeyPath, renamed_to: tuple[str, ...] = (), conflict: bool = False
+    ) -> None:
+        self.old = old
+        self.new = new
+        self.renamed_to = renamed_to
+        self.conflict = conflict
 
 
 def move_renamed(

@@ -8,11 +8,9 @@ shown to users in command-line form (`--trainer.optim.lr`) by `cli_key`.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,22 +18,28 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._docstrings import field_docstring
-from compose._origin import KeyPath
-from compose._tree import MAX_DEPTH, child, is_index
+from compose._tree import MAX_DEPTH, KeyPath, child, is_index
 from compose._types import ANY, Kind, Shape, section_models, shape_of_field
-from compose.errors import ArgvError, UnknownKeyError
+from compose.errors import ArgvError, UnknownKeyError, closest
 
 NO_DEFAULT: Any = PydanticUndefined
 _SUGGEST_DEPTH = 12
 
 
-@dataclass(eq=False)
+# Plain classes, not dataclasses or named tuples: this module is imported by every schema
+# (through `renamed`) and every `--help`. Defining a four-field class costs, in instructions
+# (callgrind): a frozen dataclass 4.2 M, a named tuple 1.3 M, with __slots__ 0.5 M, plain 0.14 M.
+
+
 class FieldPlan:
-    owner: type[BaseModel]
-    name: str
-    info: FieldInfo
-    shape: Shape
-    _default: Any = field(default=NO_DEFAULT, repr=False)
+    """A field of a model, as composition and help read it."""
+
+    def __init__(self, owner: type[BaseModel], name: str, info: FieldInfo, shape: Shape) -> None:
+        self.owner = owner
+        self.name = name
+        self.info = info
+        self.shape = shape
+        self._default: Any = NO_DEFAULT  # computed on first use
 
     @property
     def default(self) -> Any:
@@ -45,20 +49,36 @@ class FieldPlan:
         return self._default
 
     @property
+    def shown_default(self) -> Any:
+        """The default to show, not to compose with: as declared, not deep-copied as `default`
+        is (most of the cost of drawing help's defaults), unless a factory makes it."""
+        if self.info.default_factory is not None:
+            return self.default
+        return NO_DEFAULT if self.info.is_required() else self.info.default
+
+    @property
     def description(self) -> str:
         """`Field(description=)`, else the docstring under the field, on one line."""
         text = self.info.description or field_docstring(self.owner, self.name)
         return " ".join(text.split())
 
 
-@dataclass(eq=False)
 class ModelPlan:
-    model: type[BaseModel]
-    fields: dict[str, FieldPlan]
-    forbid_extra: bool
-    # The fields whose values may hold sections (directly, in lists, dicts or unions): with no
-    # "None" text in a tree, the rest need nothing before validation.
-    section_fields: frozenset[str]
+    """A model's fields, planned once per class (`plan_of`)."""
+
+    def __init__(
+        self,
+        model: type[BaseModel],
+        fields: dict[str, FieldPlan],
+        forbid_extra: bool,
+        section_fields: frozenset[str],
+    ) -> None:
+        self.model = model
+        self.fields = fields
+        self.forbid_extra = forbid_extra
+        # The fields whose values may hold sections (directly, in lists, dicts or unions): with
+        # no "None" text in a tree, the rest need nothing before validation.
+        self.section_fields = section_fields
 
 
 @functools.cache
@@ -148,15 +168,22 @@ def section_model(shape: Shape, node: Any, default: Any, name: str) -> type[Base
     return None
 
 
-@dataclass(frozen=True)
 class Target:
     """Where a flag or section path lands: the key path, its shape and the defaults on the way."""
 
-    path: KeyPath
-    shape: Shape
-    defaults: tuple[Any, ...]  # defaults[i]: the class default at path[: i + 1]
-    parent: Shape | None  # the shape holding the last segment (a union: is it the tag?)
-    renamed: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (old key, new path) followed
+    def __init__(
+        self,
+        path: KeyPath,
+        shape: Shape,
+        defaults: tuple[Any, ...],
+        parent: Shape | None,
+        renamed: tuple[tuple[str, tuple[str, ...]], ...] = (),
+    ) -> None:
+        self.path = path
+        self.shape = shape
+        self.defaults = defaults  # defaults[i]: the class default at path[: i + 1]
+        self.parent = parent  # the shape holding the last segment (a union: is it the tag?)
+        self.renamed = renamed  # (old key, new path) of each rename followed on the way
 
     @property
     def default(self) -> Any:
@@ -363,7 +390,7 @@ def _shape_below(shape: Shape, node: Any, segment: str | int, default: Any) -> t
     return ANY, NO_DEFAULT
 
 
-_INDEX = re.compile(r"\.(\d+)(?=\.|$)")
+_INDEX = r"\.(\d+)(?=\.|$)"  # compiled by `re` on first use: only a mistake needs it
 
 
 def suggest(root: Shape, key: str) -> str | None:
@@ -376,13 +403,13 @@ def suggest(root: Shape, key: str) -> str | None:
     """
     if root.model is None:
         return None
-    indices = _INDEX.findall(key)
-    wanted = _INDEX.sub(".0", key.replace("_", "-"))
+    indices = re.findall(_INDEX, key)
+    wanted = re.sub(_INDEX, ".0", key.replace("_", "-"))
     found = _closest(wanted, all_flags(root.model))
     if found is None:
         return None
     given = iter(indices)
-    return _INDEX.sub(lambda m: "." + next(given, m.group(1)), found)
+    return re.sub(_INDEX, lambda m: "." + next(given, m.group(1)), found)
 
 
 def _closest(wanted: str, candidates: list[str]) -> str | None:
@@ -391,15 +418,13 @@ def _closest(wanted: str, candidates: list[str]) -> str | None:
     candidates = [c for c in candidates if not wanted.startswith(c + ".")]
     same_leaf = [c for c in candidates if _leaf(c) == leaf]
     if same_leaf:
-        return difflib.get_close_matches(wanted, same_leaf, n=1, cutoff=0.0)[0]
+        return closest(wanted, same_leaf, cutoff=0.0)
     siblings = {_leaf(c): c for c in candidates if c.rpartition(".")[0] == parent}
-    close = difflib.get_close_matches(leaf, list(siblings), n=1, cutoff=0.75)
-    if close:
-        return siblings[close[0]]
+    close = closest(leaf, siblings, cutoff=0.75)
+    if close is not None:
+        return siblings[close]
     depth = wanted.count(".")
-    peers = [c for c in candidates if c.count(".") == depth]
-    matches = difflib.get_close_matches(wanted, peers, n=1, cutoff=0.85)
-    return matches[0] if matches else None
+    return closest(wanted, [c for c in candidates if c.count(".") == depth], cutoff=0.85)
 
 
 def _leaf(flag: str) -> str:

@@ -13,12 +13,11 @@ only for a name that is not.
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from compose.errors import SourceError
+from compose.errors import SourceError, closest
 
 SUFFIXES = (".toml", ".json", ".yaml", ".yml")
 PATH_VARIABLE = "COMPOSE_PATH"
@@ -139,10 +138,10 @@ def _closest(name: str, dirs: list[str]) -> str | None:
     # A typo changes a few characters: a longer name that merely starts alike is another file
     slack = max(2, len(stem) // 4)
     alike = [other for other in named if abs(len(other) - len(stem)) <= slack]
-    close = difflib.get_close_matches(stem, alike, n=1, cutoff=0.75)
-    if not close:
+    close = closest(stem, alike, cutoff=0.75)
+    if close is None:
         return None
-    return named[close[0]] if suffix else close[0]
+    return named[close] if suffix else close
 
 
 def _candidates(name: str, dirs: list[str]) -> Iterator[str]:

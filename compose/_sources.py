@@ -13,8 +13,8 @@ from typing import Any
 import tomli
 
 from compose._formats import JSON, TOML, format_of, parse_json, parse_yaml
-from compose._origin import FileSource, KeyPath
-from compose._tree import MAX_DEPTH, too_deep
+from compose._origin import FileSource
+from compose._tree import MAX_DEPTH, KeyPath, too_deep
 from compose.errors import SourceError
 
 

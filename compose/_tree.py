@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+Seg = str | int
+KeyPath = tuple[Seg, ...]  # a path into a tree: table keys and list indexes
+
 
 def child(node: Any, segment: str | int) -> Any:
     """`node[segment]` for a table key or an in-range list index; None otherwise."""

@@ -7,13 +7,11 @@ scalar, or anything; does it admit None. `shape_of` computes them once per annot
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Literal, Union
 
@@ -34,22 +32,54 @@ class Kind(enum.Enum):
     DICT = "dict"
 
 
-@dataclass(frozen=True)
 class Shape:
-    """The facts about one annotation that composition uses."""
+    """The facts about one annotation that composition uses. Shapes are built once per
+    annotation and never changed: `replace` makes a new one.
 
-    kind: Kind
-    nullable: bool = False
-    model: type[BaseModel] | None = None  # MODEL
-    tag: str | None = None  # UNION: the discriminator field
-    variants: tuple[tuple[str, type[BaseModel]], ...] = ()  # UNION: tag value -> model
-    item: Shape | None = None  # LIST: the element, DICT: the value
-    members: tuple[Any, ...] = ()  # SCALAR: member types, or Literal values
-    literal: bool = False  # SCALAR: members are Literal values
-    accepts_str: bool = False  # text that is not None stays text
-    label: str = ""  # how --help shows the type
-    alternative: Shape | None = None  # MODEL/UNION: what a non-table value is (`Literal | Model`)
-    merge: Merge | None = None  # LIST: how a later node's list merges (None: it replaces)
+    A plain class (see `compose._schema` on the cost of defining classes): a named tuple of
+    twelve fields costs 8x as much to define, paid by every schema import and every `--help`.
+    Shapes are never compared or hashed."""
+
+    def __init__(
+        self,
+        kind: Kind,
+        *,
+        nullable: bool = False,
+        model: type[BaseModel] | None = None,  # MODEL
+        tag: str | None = None,  # UNION: the discriminator field
+        variants: tuple[tuple[str, type[BaseModel]], ...] = (),  # UNION: tag value -> model
+        item: Shape | None = None,  # LIST: the element, DICT: the value
+        members: tuple[Any, ...] = (),  # SCALAR: member types, or Literal values
+        literal: bool = False,  # SCALAR: members are Literal values
+        accepts_str: bool = False,  # text that is not None stays text
+        label: str = "",  # how --help shows the type
+        alternative: Shape | None = None,  # MODEL/UNION: what a non-table value is
+        merge: Merge | None = None,  # LIST: how a later node's list merges (None: replaces)
+    ) -> None:
+        self.kind = kind
+        self.nullable = nullable
+        self.model = model
+        self.tag = tag
+        self.variants = variants
+        self.item = item
+        self.members = members
+        self.literal = literal
+        self.accepts_str = accepts_str
+        self.label = label
+        self.alternative = alternative
+        self.merge = merge
+
+    def replace(self, **changes: Any) -> Shape:
+        """A copy with `changes` (field names as in `__init__`)."""
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"Shape has no field {', '.join(sorted(unknown))}")
+        new = Shape.__new__(Shape)
+        new.__dict__.update(self.__dict__, **changes)
+        return new
+
+    def __repr__(self) -> str:
+        return f"Shape({self.label or self.kind.name})"
 
     def variant(self, name: object) -> type[BaseModel] | None:
         for tag, model in self.variants:
@@ -117,7 +147,7 @@ def with_strategy(shape: Shape, strategy: Merge, annotation: Any) -> Shape:
             raise TypeError(f"{strategy!r} merges lists of tables, not {annotation!r}")
         if not any(key in model.model_fields for model in models):
             raise TypeError(f"{strategy!r}: the elements of {annotation!r} have no field {key!r}")
-    return dataclasses.replace(shape, merge=strategy)
+    return shape.replace(merge=strategy)
 
 
 def _without_strategies(annotation: Any) -> Any:
@@ -211,14 +241,14 @@ def _union_shape(args: tuple[Any, ...], discriminator: str | None) -> Shape:
     # `Literal["policy"] | Endpoint`: a table is the section, anything else the alternative
     alternative = _scalar_union([shape_of(member) for member in others], nullable)
     label = f"{alternative.label}|{section.label}"
-    return dataclasses.replace(
-        section, alternative=alternative, label=label, accepts_str=alternative.accepts_str
+    return section.replace(
+        alternative=alternative, label=label, accepts_str=alternative.accepts_str
     )
 
 
 def _with_null(shape: Shape) -> Shape:
     label = shape.label if shape.label.endswith("|None") else f"{shape.label}|None"
-    return dataclasses.replace(shape, nullable=True, label=label)
+    return shape.replace(nullable=True, label=label)
 
 
 def _model_union(models: list[Any], discriminator: str | None, nullable: bool) -> Shape:

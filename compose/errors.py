@@ -9,17 +9,21 @@
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
 
+`ComposeWarning` (a `UserWarning`) is not an error: something was dropped or changed on the
+user's behalf, a union switch say, and the composition went on.
+
 An error is built once, from what went wrong and where the value came from; `str()` renders it
 the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 __all__ = [
     "ArgvError",
     "ComposeError",
+    "ComposeWarning",
     "ConfigValidationError",
     "ErrorGroup",
     "HelpRequested",
@@ -143,3 +147,16 @@ class HelpRequested(ComposeError):
 def gather(errors: Sequence[ComposeError]) -> ComposeError:
     """One error for a list of them: the error itself when alone, else an `ErrorGroup`."""
     return errors[0] if len(errors) == 1 else ErrorGroup(errors)
+
+
+class ComposeWarning(UserWarning):
+    """Something was dropped or changed on the user's behalf (a union switch)."""
+
+
+def closest(word: str, options: Iterable[str], cutoff: float) -> str | None:
+    """The option most like `word` (by difflib's ratio) if it reaches `cutoff`: a did-you-mean."""
+    # Imported here: only a mistake needs it, and every entrypoint's `--help` imports this module
+    import difflib  # noqa: PLC0415
+
+    found = difflib.get_close_matches(word, list(options), n=1, cutoff=cutoff)
+    return found[0] if found else None

@@ -27,7 +27,7 @@ from schemas import RLConfig
 from compose import BaseConfig, ComposeError, ComposeWarning, compose, parse
 from compose._argv import FileItem, parse_overrides
 from compose._graph import Composed, compose_items
-from compose._origin import KeyPath
+from compose._tree import KeyPath
 
 if TYPE_CHECKING:
     from conftest import WriteFile
