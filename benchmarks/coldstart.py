@@ -62,7 +62,10 @@ import {BASELINE_MODULE}  # noqa: F401
 '''
 
 
-SHIM = '''"""Generated: `compose` as plain Pydantic, so the rl example's classes build alone."""
+SHIM = '''"""Generated: `compose` as plain Pydantic, so the rl example's classes build alone.
+
+Registered as `compose` in `sys.modules` by the baseline command: an editable install of compose
+finds the real package before anything on PYTHONPATH."""
 
 from pydantic import BaseModel, ConfigDict
 
@@ -95,15 +98,22 @@ class Timing:
     error: str | None = None
 
 
+# The rl baseline: the example's schema classes on plain Pydantic, with none of compose loaded.
+SHIM_THEN_SCHEMA = (
+    "import sys, _compose_shim; sys.modules['compose'] = _compose_shim; "
+    "import rl_app.config.rl; assert not any(m.startswith('compose.') for m in sys.modules)"
+)
+
+
 def write_entrypoints(directory: Path) -> None:
     """Scripts beside `bench_schema.py`; a config file with every schema leaf set."""
     (directory / "entry_compose.py").write_text(ENTRY_COMPOSE)
     (directory / "entry_prime.py").write_text(ENTRY_PRIME)
     (directory / "baseline.py").write_text(BASELINE)
     (directory / "config.toml").write_text(to_toml(typed_tree(0, 500)))
-    shim = directory / "shim" / "compose"
+    shim = directory / "shim"
     shim.mkdir(parents=True, exist_ok=True)
-    (shim / "__init__.py").write_text(SHIM)
+    (shim / "_compose_shim.py").write_text(SHIM)
 
 
 def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
@@ -151,7 +161,7 @@ def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
     found = [
         Command(
             "rl baseline: import pydantic + build rl_app schema",
-            [python, "-c", "import rl_app.config.rl"],
+            [python, "-c", SHIM_THEN_SCHEMA],
             "floor",
             (str(directory / "shim"), *path),
         ),
