@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -36,18 +35,25 @@ from compose._types import ANY, Kind, Shape, shape_of
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
 
 
-@dataclass
 class Composed:
     """The merged tree before interpolation and binding, with who set what."""
 
-    tree: dict[str, Any]
-    origins: Origins
-    root: Shape
-    sources: list[FileSource] = field(default_factory=list)
-    may_interpolate: bool = False  # some node holds "${" or "???": resolution has work to do
-    may_hold_none: bool = False  # some file may spell "None" (or escape it): it may need None
-    pending: list[ComposeError] = field(default_factory=list)  # reported with validation's
-    search_path: SearchPath = ()  # the app's directories to find file names in (`_search`)
+    def __init__(
+        self,
+        tree: dict[str, Any],
+        origins: Origins,
+        root: Shape,
+        sources: list[FileSource],
+        search_path: SearchPath = (),
+    ) -> None:
+        self.tree = tree
+        self.origins = origins
+        self.root = root
+        self.sources = sources  # every file read, for a replay to read again
+        self.search_path = search_path  # the app's directories to find file names in
+        self.may_interpolate = False  # some node holds "${" or "???": resolution has work to do
+        self.may_hold_none = False  # some file may spell "None" (or escape it): it may need None
+        self.pending: list[ComposeError] = []  # errors reported with validation's
 
     def show_key(self, path: KeyPath) -> str:
         if self.root.model is None:
@@ -88,7 +94,7 @@ def replay(
     With `stop_at`, stop at that union switch that drops keys: who set what just before it.
     If a file changed since, the replay is not the composition: its origins are unknown.
     """
-    composed = Composed({}, Origins(), root, search_path=search_path)
+    composed = Composed({}, Origins(), root, [], search_path=search_path)
     merger = Merger(root, composed.show_key, composed.origins, stop_at=stop_at)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the first composition gave them

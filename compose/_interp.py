@@ -26,7 +26,6 @@ by walking the tree directly, and hands anything it cannot settle to the evaluat
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from compose._interp_data import (
@@ -144,12 +143,12 @@ def resolve_tree(
 _Eval = Generator[tuple[Path, Any], Any, Any]
 
 
-@dataclass(frozen=True, slots=True)
 class _Site:
     """The value being resolved: where errors point (its key, origin, original text)."""
 
-    path: Path
-    raw: str
+    def __init__(self, path: Path, raw: str) -> None:
+        self.path = path
+        self.raw = raw
 
 
 class _Cycle(Exception):

@@ -47,7 +47,6 @@ from __future__ import annotations
 import functools
 import re
 import string
-from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -92,61 +91,65 @@ _NULL = re.compile(r"[Nn][Uu][Ll][Ll]")
 # --------------------------------------------------------------------------- syntax tree
 
 
-@dataclass(frozen=True, slots=True)
 class Const:
     """A value known when parsing: literal text, or a typed resolver argument (`21`, `null`)."""
 
-    value: Any
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
-@dataclass(frozen=True, slots=True)
 class Concat:
     """Text and interpolations joined as strings (`run-${name}`, a quoted argument)."""
 
-    parts: tuple[str | Ref | Call, ...]
+    def __init__(self, parts: tuple[str | Ref | Call, ...]) -> None:
+        self.parts = parts
 
 
-@dataclass(frozen=True, slots=True)
 class Key:
     """One key of a reference: text, or an interpolation whose value gives the key (`[k]` if
     `bracketed`)."""
 
-    part: str | Ref | Call
-    bracketed: bool
+    def __init__(self, part: str | Ref | Call, bracketed: bool) -> None:
+        self.part = part
+        self.bracketed = bracketed
 
 
-@dataclass(frozen=True, slots=True)
 class Ref:
     """`${a.b}`: `dots` leading dots (0 for an absolute path), then the keys. `plain` is the
     keys as strings when none is an interpolation (most references), else None."""
 
-    dots: int
-    keys: tuple[Key, ...]
-    text: str
-    plain: tuple[str, ...] | None
+    def __init__(
+        self, dots: int, keys: tuple[Key, ...], text: str, plain: tuple[str, ...] | None
+    ) -> None:
+        self.dots = dots
+        self.keys = keys
+        self.text = text
+        self.plain = plain
 
 
-@dataclass(frozen=True, slots=True)
 class Call:
     """`${name:args}`: a resolver call; a name part may itself be an interpolation."""
 
-    name: tuple[str | Ref | Call, ...]
-    args: tuple[Element, ...]
-    text: str
+    def __init__(
+        self, name: tuple[str | Ref | Call, ...], args: tuple[Element, ...], text: str
+    ) -> None:
+        self.name = name
+        self.args = args
+        self.text = text
 
 
-@dataclass(frozen=True, slots=True)
 class ListArg:
     """`[a, b]` as a resolver argument."""
 
-    items: tuple[Element, ...]
+    def __init__(self, items: tuple[Element, ...]) -> None:
+        self.items = items
 
 
-@dataclass(frozen=True, slots=True)
 class DictArg:
     """`{k: v}` as a resolver argument: keys are typed constants, values elements."""
 
-    items: tuple[tuple[Any, Element], ...]
+    def __init__(self, items: tuple[tuple[Any, Element], ...]) -> None:
+        self.items = items
 
 
 Element = Const | Concat | Ref | Call | ListArg | DictArg

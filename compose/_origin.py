@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from compose._formats import key_lines_for
 from compose._tree import KeyPath
@@ -97,25 +96,25 @@ def _digest(text: str) -> tuple[int, int]:
     return len(text), hash(text)
 
 
-@dataclass(frozen=True)
 class Moved:
     """A value that a rename moved: it was written at `inner` (a path inside the file)."""
 
-    source: FileSource
-    inner: KeyPath
+    def __init__(self, source: FileSource, inner: KeyPath) -> None:
+        self.source = source
+        self.inner = inner
 
     def describe(self, path: KeyPath) -> str:
         return self.source.at(self.inner)
 
 
-@dataclass(frozen=True)
 class Shifted:
     """List elements a merge strategy placed at another index than their node wrote them:
     what is at `at` (and below) is described as `base` describes `was` (and below)."""
 
-    base: FileSource | Shifted
-    at: KeyPath
-    was: KeyPath
+    def __init__(self, base: FileSource | Shifted, at: KeyPath, was: KeyPath) -> None:
+        self.base = base
+        self.at = at
+        self.was = was
 
     @property
     def source(self) -> FileSource:
@@ -125,38 +124,37 @@ class Shifted:
         return self.base.describe(self.was + path[len(self.at) :])
 
 
-@dataclass(frozen=True)
 class FlagSource:
     """A command-line flag (or a `compose()` override), shown as the user typed it."""
 
-    text: str
+    def __init__(self, text: str) -> None:
+        self.text = text
 
     def describe(self, path: KeyPath) -> str:
         return self.text
 
 
-@dataclass(frozen=True)
 class EnvSource:
     """An environment variable of the app's prefix (`env_prefix=`), shown as `$NAME`."""
 
-    variable: str
+    def __init__(self, variable: str) -> None:
+        self.variable = variable
 
     def describe(self, path: KeyPath) -> str:
         return f"${self.variable}"
 
 
-@dataclass(frozen=True)
 class Unknown:
     """Who set a value cannot be told: a file changed since it was composed, so a replay of the
     composition would not be the composition."""
 
-    source: FileSource
+    def __init__(self, source: FileSource) -> None:
+        self.source = source
 
     def describe(self, path: KeyPath) -> str:
         return f"unknown: {self.source.shown} changed since it was read"
 
 
-@dataclass(frozen=True)
 class DefaultSource:
     """A class default of the schema: the bottom layer."""
 

@@ -67,7 +67,7 @@ def _prepared(
     schema: type[BaseConfig], tree: dict[str, Any], lean: bool
 ) -> tuple[Any, list[ComposeError]]:
     root = shape_of(schema)
-    binder = _Binder(Composed(copy.deepcopy(tree), Origins(), root), lean)
+    binder = _Binder(Composed(copy.deepcopy(tree), Origins(), root, []), lean)
     prepared = binder.prepare(copy.deepcopy(tree), root, NO_DEFAULT, ())
     return prepared, binder.errors
 
