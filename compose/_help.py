@@ -140,10 +140,13 @@ class _Walker:
         self.sections.append(section)
         tag = union.tag if union is not None else None
         nested: list[tuple[str, Shape, Any, Any, tuple[Any, ...]]] = []
+        # once a model, not once a field: a model's isinstance runs ABCMeta's Python hook
+        instance = isinstance(default, model)
+        table = node if isinstance(node, dict) else {}
         for name, plan in plan_of(model).fields.items():
             child_flag = f"{flag}.{_kebab(name)}" if flag else f"--{_kebab(name)}"
-            value = getattr(default, name) if isinstance(default, model) else plan.shown_default
-            child = node.get(name, NO_DEFAULT) if isinstance(node, dict) else NO_DEFAULT
+            value = getattr(default, name) if instance else plan.shown_default
+            child = table.get(name, NO_DEFAULT)
             child_path = (*path, name)
             shape = _tag_choices(union) if union is not None and name == tag else plan.shape
             section.entries.append(
@@ -260,14 +263,19 @@ def type_label(shape: Shape) -> str:
     return shape.label
 
 
+_PLAIN = frozenset((int, float, bool, type(None)))  # shown as str() shows them
+
+
 def _value_text(value: Any, shape: Shape) -> str:
     if value is NO_DEFAULT:
         return "required"
-    if isinstance(value, BaseModel) or (shape.is_section and isinstance(value, dict)):
+    if type(value) in _PLAIN:  # most defaults: before the isinstance checks (BaseModel's is slow)
+        text = str(value)
+    elif isinstance(value, BaseModel) or (shape.is_section and isinstance(value, dict)):
         return ""
-    if isinstance(value, enum.Enum):
+    elif isinstance(value, enum.Enum):
         return str(value.value)  # the text to type, not the member's repr
-    if isinstance(value, (list, tuple, dict)):
+    elif isinstance(value, (list, tuple, dict)):
         text = json.dumps(to_data(value), default=str)
     else:
         text = repr(value) if isinstance(value, str) else str(value)

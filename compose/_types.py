@@ -68,12 +68,14 @@ class Shape:
         self.label = label
         self.alternative = alternative
         self.merge = merge
+        # asked of every field by every walk: an attribute, not a property
+        self.is_section = kind is Kind.MODEL or kind is Kind.UNION
 
     def replace(self, **changes: Any) -> Shape:
         """A copy with `changes` (field names as in `__init__`)."""
         unknown = changes.keys() - self.__dict__.keys()
-        if unknown:
-            raise TypeError(f"Shape has no field {', '.join(sorted(unknown))}")
+        if unknown or "kind" in changes or "is_section" in changes:
+            raise TypeError(f"Shape.replace takes no {', '.join(sorted(changes))}")
         new = Shape.__new__(Shape)
         new.__dict__.update(self.__dict__, **changes)
         return new
@@ -86,10 +88,6 @@ class Shape:
             if tag == name:
                 return model
         return None
-
-    @property
-    def is_section(self) -> bool:
-        return self.kind in (Kind.MODEL, Kind.UNION)
 
 
 ANY = Shape(Kind.ANY, nullable=True, accepts_str=True, label="VALUE")
