@@ -260,7 +260,10 @@ def interp_lines(results: Results, chain: dict[str, Any]) -> list[str]:
             f"Per reference, in-process on {chain['workload']} ({chain['refs']} refs): "
             f"a bare dict lookup chain `d[a][b][c]` {per['dict_chain'] * 1e6:.3f} µs; "
             "the floor's regex resolver (find `${`, split, walk, substitute) "
-            f"{per['floor_resolver'] * 1e6:.3f} µs."
+            f"{per['floor_resolver'] * 1e6:.3f} µs told where the references are, "
+            f"{per.get('floor_resolver_tree', 0) * 1e6:.3f} µs walking the whole tree for them; "
+            "compose's resolution step alone (walks the whole tree; caches emptied) "
+            f"{per.get('compose_resolution', 0) * 1e6:.3f} µs."
         )
     for system in ("floor", "compose"):
         costs = results.per_reference(system)
@@ -361,27 +364,30 @@ def interp_goal(results: Results, chain: dict[str, Any]) -> Goal:
     parts = [f"{w}: {c * 1e6:.1f} µs/ref = {c / base:.0f}x" for w, c in costs.items()]
     worst = max(costs.values()) / base
     detail = f"dict chain {base * 1e6:.2f} µs/ref; " + "; ".join(parts)
+    alone = chain.get("per_ref_s", {}).get("compose_resolution")
+    if alone:  # the same goal read as the resolution step only, for the record
+        detail += f"; resolution alone, in-process: {alone * 1e6:.2f} µs/ref = {alone / base:.1f}x"
     return Goal(name, "met" if worst <= GOAL_INTERP else "missed", detail)
 
 
 def cold_goal(cold: list[Timing]) -> Goal:
-    """`rl --help` against its plain-Pydantic baseline; the generated schema's pair beside it."""
-    name = f"cold --help within {GOAL_COLD_MS:.0f} ms of import pydantic + building the schema"
+    """`rl --help` against its plain-Pydantic baseline (the issue's goal); the generated 514-field
+    schema's pair is shown beside it, for the record, not judged."""
+    name = f"cold rl --help within {GOAL_COLD_MS:.0f} ms of import pydantic + building the schema"
     by = {t.name: t for t in cold}
-    parts, extras = [], []
+    parts, extras = [], {}
     for program, baseline in ((RL_HELP, RL_BASELINE), (GEN_HELP, GEN_BASELINE)):
         a, b = by.get(program), by.get(baseline)
         if a is None or b is None or a.median_s is None or b.median_s is None:
             continue
-        extra = (a.median_s - b.median_s) * 1e3
-        extras.append(extra)
+        extra = extras[program] = (a.median_s - b.median_s) * 1e3
         parts.append(
             f"{program} {fmt_time(a.median_s)} - baseline {fmt_time(b.median_s)} = {extra:+.0f} ms"
         )
-    if not extras:
-        return Goal(name, "no data", "")
-    status = "met" if max(extras) <= GOAL_COLD_MS else "missed"
-    return Goal(name, status, "; ".join(parts) + " (the second: the 514-field schema)")
+    if RL_HELP not in extras:
+        return Goal(name, "no data", "; ".join(parts))
+    status = "met" if extras[RL_HELP] <= GOAL_COLD_MS else "missed"
+    return Goal(name, status, "; ".join(parts) + " (the second, not judged: the 514-field schema)")
 
 
 def memory_goal(results: Results) -> Goal:

@@ -353,8 +353,11 @@ def _diff(a: Any, b: Any, path: str, found: list[str], limit: int) -> None:
 
 
 def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
-    """Per reference: a bare dict lookup chain, and the floor's regex resolver, in-process."""
+    """Per reference, in-process: a bare dict lookup chain, the floor's regex resolver (told where
+    the references are, or walking the tree), and compose's resolution step alone."""
     import timeit  # noqa: PLC0415
+
+    from compose import _interp, _interp_grammar, _interp_quick  # noqa: PLC0415
 
     n, m = plan.interp[-1]
     w = Workload(n, m, k=max(plan.ks))
@@ -374,8 +377,28 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
         tree["refs"] = dict(refs)
         peers.resolve_refs(tree["refs"], tree)
 
+    def resolver_on_tree() -> None:  # not told where the references are: walks every leaf
+        tree["refs"] = dict(refs)
+        peers.resolve_refs(tree, tree)
+
+    def compose_resolution() -> None:
+        # The resolution step alone, on the merged tree (the same dicts compose merges to),
+        # its caches of reference texts emptied: what one composition pays once its files are
+        # parsed. Private API: no public function resolves a tree without reading files.
+        _interp_quick.lone_reference.cache_clear()
+        _interp_quick.plan_of.cache_clear()
+        _interp_grammar.parse.cache_clear()
+        _interp.resolve_tree(tree)
+
     per_ref = {}
-    for label, function in (("dict_chain", chain), ("floor_resolver", resolver)):
+    for label, function in (
+        ("dict_chain", chain),
+        ("floor_resolver", resolver),
+        ("floor_resolver_tree", resolver_on_tree),
+        ("compose_resolution", compose_resolution),
+    ):
+        if label == "compose_resolution":
+            tree["refs"] = dict(refs)  # unresolved again, after the floor's resolvers
         number = 20
         best = min(timeit.repeat(function, number=number, repeat=7))
         per_ref[label] = best / number / len(refs)
