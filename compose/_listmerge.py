@@ -75,18 +75,15 @@ def merge_by_strategy(
     default: Any,
 ) -> bool:
     """A node's `value` for `dst[key]` (at `path`, of `shape`), where strategies apply below
-    the table: whether it merged it (False: the plain rules apply)."""
-    if isinstance(value, dict):
-        if isinstance(old, dict) or not holds_strategies(shape):
-            return False  # table onto table: the merger walks it; or nothing to apply
-    elif isinstance(value, list):
-        if shape.merge is not None and isinstance(old, list):
-            merge_list(merger, old, value, path, origin, shape.item or ANY, shape.merge)
-            return True
-        if not holds_strategies(shape):
-            return False
-    else:
-        return False
+    the table: whether it merged it (False: the plain rules apply).
+
+    `value` is a list, or a table over what is not a table: the merger's `_by_strategy` has
+    already sent scalars and tables onto tables down the plain rules."""
+    if isinstance(value, list) and shape.merge is not None and isinstance(old, list):
+        merge_list(merger, old, value, path, origin, shape.item or ANY, shape.merge)
+        return True
+    if not holds_strategies(shape):
+        return False  # nothing to apply below
     missing = key not in dst
     if not missing:
         merger.forget(path, old)

@@ -79,19 +79,22 @@ class Merger:
     ) -> None:
         """Merge `table` (a node's keys) into the section at `prefix`."""
         if not prefix:
-            self._merge(self.tree, table, (), origin, shape, default)
+            self.merge_table(self.tree, table, (), origin, shape, default)
             return
         parent = self.container_at(prefix[:-1])
         last = prefix[-1]
         current = child(parent, last)
         if isinstance(current, dict):
-            self._merge(current, table, prefix, origin, shape, default)
+            self.merge_table(current, table, prefix, origin, shape, default)
         elif holds_strategies(shape):  # lists below merge with their class defaults
             self.forget(prefix, current)
             put(parent, last, settle(self, table, prefix, origin, shape, default))
         else:
             put(parent, last, table)
             self.record(prefix, origin, current)
+
+    def show_key(self, path: KeyPath) -> str:
+        return str(self._show_key(path))
 
     def merge_table(
         self,
@@ -103,20 +106,6 @@ class Merger:
         default: Any,
     ) -> None:
         """Merge `src` into the table `dst` found at `path` (list elements merged by key)."""
-        self._merge(dst, src, path, origin, shape, default)
-
-    def show_key(self, path: KeyPath) -> str:
-        return str(self._show_key(path))
-
-    def _merge(
-        self,
-        dst: dict[str, Any],
-        src: dict[str, Any],
-        path: KeyPath,
-        origin: Origin,
-        shape: Shape,
-        default: Any,
-    ) -> None:
         origins = self.origins
         if origins is None and not may_switch_below(shape):
             merge_plain(dst, src)  # no union to switch below, nothing to record: the plain walk
@@ -134,7 +123,7 @@ class Merger:
                     origins.set((*path, key), origin)
             elif isinstance(value, dict) and isinstance(old, dict):
                 child, child_def = shape_below(shape, dst, key, default)
-                self._merge(old, value, (*path, key), origin, child, child_def)
+                self.merge_table(old, value, (*path, key), origin, child, child_def)
             elif not is_mandatory(value):  # "???" never overrides what an earlier node set
                 dst[key] = value
                 if origins is not None:
