@@ -71,6 +71,7 @@ class Context:
     reused: str | None = None  # the results.json the cells were taken from
     engine_at_start: str = ""
     report_only: bool = False  # with `reused`: the cold starts came from that file too
+    only: list[str] = field(default_factory=list)  # `--only`: these workloads and nothing else
 
 
 @dataclass
@@ -621,6 +622,12 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
         quick = (
             " The cells and pairs come from an earlier full run's results.json; cold start, "
             "the lookup chain and this report were redone."
+        )
+    if context.only:
+        flag += f" --only {','.join(context.only)} --timeout {context.timeout_s:.0f}"
+        quick += (
+            f" Only these workloads, on {', '.join(context.systems)}: no cold start, lookup "
+            "chain or profiles, so those goals have no data here."
         )
     return [
         "# Benchmark results",

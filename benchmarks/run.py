@@ -53,6 +53,7 @@ class Plan:
     single_cutoff_s: float = 15.0
     cold_runs: int = 20
     cold_warmup: int = 2
+    only: tuple[str, ...] = ()  # workload names; empty: all of them
 
     def workloads(self) -> list[Workload]:
         found = [
@@ -65,6 +66,8 @@ class Plan:
         found += [
             Workload(n, m, typed, overrides=o) for n, m, o in self.cli for typed in (False, True)
         ]
+        if self.only:
+            found = [w for w in found if w.name in self.only]
         return sorted(found, key=lambda w: (w.leaves, w.name))
 
 
@@ -491,6 +494,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, help="seconds per cell (default 60)")
     parser.add_argument("--no-profile", action="store_true", help="skip the cProfile runs")
     parser.add_argument(
+        "--only",
+        help="comma-separated workload names (e.g. plain-n100-m10000): only their cells, no cold "
+        "start, lookup chain or profiles; the report goes to results/only/ unless --out says",
+    )
+    parser.add_argument(
         "--report-only",
         action="store_true",
         help="with --reuse: measure nothing, rewrite the report from the file",
@@ -533,8 +541,15 @@ def main(argv: list[str] | None = None) -> int:
     plan = QUICK if args.quick else FULL
     if args.timeout:
         plan = Plan(**{**plan.__dict__, "timeout_s": args.timeout})
+    if args.only:
+        plan = Plan(**{**plan.__dict__, "only": tuple(args.only.split(","))})
+        unknown = set(plan.only) - {w.name for w in plan.workloads()}
+        if unknown or not plan.workloads():
+            raise SystemExit(f"--only: no such workload in this plan: {', '.join(sorted(unknown))}")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="compose-bench-"))
-    out = args.out or (workdir / "results" if plan.quick else RESULTS)
+    out = args.out or (
+        workdir / "results" if plan.quick else RESULTS / "only" if plan.only else RESULTS
+    )
     out.mkdir(parents=True, exist_ok=True)
     started = time.time()
     systems, missing = choose_systems(args.systems)
@@ -551,13 +566,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cells done in {time.time() - started:.0f} s; cold start ...", flush=True)
     if args.reuse and args.report_only:
         cold, chain = load_extras(args.reuse)
+    elif plan.only:  # a few cells (a long timeout for the largest, say): nothing else
+        cold, chain = [], {}
     else:
         cold = coldstart.run_all(workdir, plan.cold_runs, plan.cold_warmup, plan.quick)
         if not plan.quick:
             (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
             (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
         chain = lookup_chain_costs(workdir, plan)
-    if plan.quick:
+    if plan.quick or plan.only:
         profiles = []
     elif args.no_profile or args.report_only:  # keep linking what an earlier run left
         profiles = sorted(p.name for p in out.glob("profile_*-*.txt"))
@@ -574,6 +591,7 @@ def main(argv: list[str] | None = None) -> int:
         reused=str(args.reuse) if args.reuse else None,
         engine_at_start=engine_at_start,
         report_only=bool(args.reuse and args.report_only),
+        only=list(plan.only),
     )
     failures = report.write(out, cells, pairs, cold, chain, context)
     print(f"report: {out / 'RESULTS.md'}")
