@@ -68,26 +68,35 @@ def _model_docstrings(model: type[BaseModel]) -> dict[str, str]:
     help asks for each field, and walking the bases for each was ~7k instructions a field."""
     found: dict[str, str] = {}
     for cls in reversed(model.__mro__):
-        # BaseModel declares no fields, and its module is the largest one to read
-        if isinstance(cls, type) and issubclass(cls, BaseModel) and cls is not BaseModel:
+        # BaseModel declares no fields, and its module is the largest one to read. `in __mro__`,
+        # not issubclass: that runs ABCMeta's hook, for each class of each model.
+        if cls is not BaseModel and BaseModel in cls.__mro__:
             found.update((name, doc) for name, doc in _class_docstrings(cls).items() if doc)
     return found
 
 
 @functools.cache
 def _class_docstrings(cls: type) -> dict[str, str]:
-    try:
-        file = inspect.getsourcefile(cls)
-    except TypeError:  # built in, or its module has no file (a REPL, `python -c`)
-        return {}
+    module = sys.modules.get(cls.__module__)
+    file = _source_file(module) if module is not None else None
     if file is None:
         return {}
-    statements = module_classes(file, sys.modules.get(cls.__module__)).get(cls.__qualname__, [])
+    statements = module_classes(file, module).get(cls.__qualname__, [])
     # Python 3.13 records where a class starts, telling apart classes of the same name (say, in
     # both branches of an `if`); before that, `inspect` takes the first, and so do we.
     first_line = cls.__dict__.get("__firstlineno__")
     chosen = [c for c in statements if c.line == first_line] or statements
     return chosen[0].docstrings if chosen else {}
+
+
+@functools.cache
+def _source_file(module: Any) -> str | None:
+    """The source file of a module's classes, as `inspect` finds it; asked once a module (26k
+    instructions a call, and a schema's classes share a few modules)."""
+    try:
+        return inspect.getsourcefile(module)
+    except TypeError:  # built in, or no file (a REPL, `python -c`)
+        return None
 
 
 _SCANNED: dict[str, tuple[list[str], Classes]] = {}
