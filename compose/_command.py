@@ -31,11 +31,12 @@ from compose._bind import bind, plain_nones
 from compose._cli import EXIT_BAD_INPUT, report_error, warnings_as_lines, write_text
 from compose._complete import completion_script
 from compose._defaults import default_at
-from compose._dump import to_data, to_toml
+from compose._dump import to_toml
 from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._listmerge import element_origins
 from compose._origin import FlagSource, Moved, Shifted
+from compose._plain import to_data
 from compose._schema import plan_of, walk
 from compose._search import SearchPath
 from compose._tree import KeyPath

@@ -9,14 +9,13 @@ the composed values and the node that set each, instead of bare defaults.
 from __future__ import annotations
 
 import enum
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from compose._dump import to_data
+from compose._plain import json_text, to_data
 from compose._schema import NO_DEFAULT, plan_of
 from compose._search import SearchPath, config_groups
 from compose._types import Kind, Shape
@@ -276,7 +275,7 @@ def _value_text(value: Any, shape: Shape) -> str:
     elif isinstance(value, enum.Enum):
         return str(value.value)  # the text to type, not the member's repr
     elif isinstance(value, (list, tuple, dict)):
-        text = json.dumps(to_data(value), default=str)
+        text = json_text(to_data(value))
     else:
         text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."

@@ -5,7 +5,9 @@ with `ast` on awkward source, and which modules a bare `--help` imports."""
 
 from __future__ import annotations
 
+import json
 import marshal
+import math
 import os
 import subprocess
 import sys
@@ -13,10 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from schemas import RLConfig
 
 from compose import BaseConfig, HelpRequested, cli, parse
 from compose import _docstrings as docstrings
+from compose._plain import json_text
 
 
 def help_text(schema: type[BaseConfig], *argv: str) -> str:
@@ -369,19 +374,23 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
         import sys
         import compose
         assert "compose._api" not in sys.modules, "import compose"
-        from compose import BaseConfig, cli
+        from compose import BaseConfig, cli, write_configs  # as the rl app imports them
 
         class Config(BaseConfig):
             size: int = 3
             '''The size.'''
+            tags: list[str] = ["a", "b-c"]
+            weights: dict[str, float] = {"x": 0.5}
 
         try:
             cli(Config, ["--help"])
         except SystemExit:
             pass
         engine = {"compose._api", "compose._graph", "compose._bind", "compose._merge"}
-        # nor what only a composition or a mistake needs: origins, TOML, did-you-mean
-        loaded = (engine | {"compose._origin", "tomli", "difflib"}) & set(sys.modules)
+        # nor what only a composition, text to escape or a mistake needs: origins, TOML, json
+        # (list and dict defaults are shown without it), did-you-mean
+        light = {"compose._origin", "tomli", "json", "difflib"}
+        loaded = (engine | light) & set(sys.modules)
         assert not loaded, loaded
         """
     )
@@ -392,3 +401,29 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
     assert done.returncode == 0, done.stderr
     assert "--size INT" in done.stdout
     assert "The size." in done.stdout
+    assert '["a", "b-c"]' in done.stdout and '{"x": 0.5}' in done.stdout
+
+
+_JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8))
+_JSON_DATA = st.recursive(
+    _JSON_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(_JSON_DATA)
+def test_help_writes_json_as_json_does(data: object) -> None:
+    """Help shows list and dict defaults with `json_text`, which spares importing `json` only
+    where it writes exactly what `json.dumps` writes: quotes, escapes, unicode, NaN, -0.0."""
+    assert json_text(data) == json.dumps(data, default=str)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [['q"uote', "back\\slash", "tab\t", "é", "\x7f"], [math.inf, -math.nan], {1: "x"}],
+)
+def test_json_text_leaves_what_json_writes_its_own_way_to_json(data: object) -> None:
+    assert json_text(data) == json.dumps(data, default=str)
