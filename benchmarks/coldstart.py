@@ -1,5 +1,11 @@
 """Cold start: whole processes, timed from outside like hyperfine (warm-up runs, then the median).
 
+Every round runs each command once, in turn, so that load from other work falls on all of them
+alike; a program is judged against its baseline by the median of its per-round differences. The
+CPU time of each run (user + system, from the child's resource usage) is kept too, and where
+valgrind is installed the instructions of the judged programs and their baselines are counted
+once with callgrind: a figure that does not move with the machine's load.
+
 The entrypoints are generated beside the schema: `entry_compose.py` calls `compose.cli` on the
 ~500-field schema (`--dry-run --output-dir DIR` emulates prime-rl's dry run: parse, then write
 the resolved config with `write_configs`); `baseline.py` imports Pydantic and builds the same
@@ -11,11 +17,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from workloads import BASELINE_MODULE, SCHEMA_MODULE, to_toml, typed_tree
@@ -96,6 +105,9 @@ class Timing:
     min_s: float | None = None
     runs: int = 0
     error: str | None = None
+    samples: list[float] = field(default_factory=list)  # wall seconds, one per timed round
+    cpu_samples: list[float] = field(default_factory=list)  # user + system seconds
+    instructions: int | None = None  # callgrind's count, where valgrind is installed
 
 
 # The rl baseline: the example's schema classes on plain Pydantic, with none of compose loaded.
@@ -189,34 +201,76 @@ def time_commands(commands: list[Command], cwd: Path, runs: int, warmup: int) ->
     """Rounds of every command in turn (so load from other work hits them all alike): warm-up
     rounds, which also write the bytecode caches, then `runs` timed rounds."""
     timings = [Timing(c.name, c.what, " ".join(c.argv[1:])) for c in commands]
-    samples: list[list[float]] = [[] for _ in commands]
     for round_ in range(warmup + runs):
-        for command, timing, found in zip(commands, timings, samples, strict=True):
+        for command, timing in zip(commands, timings, strict=True):
             if timing.error is None:
-                elapsed = run_once(command, cwd, timing)
-                if round_ >= warmup and elapsed is not None:
-                    found.append(elapsed)
-    for timing, found in zip(timings, samples, strict=True):
-        if found and timing.error is None:
-            timing.median_s, timing.min_s, timing.runs = statistics.median(found), min(found), runs
+                measured = run_once(command, cwd, timing)
+                if round_ >= warmup and measured is not None:
+                    timing.samples.append(measured[0])
+                    timing.cpu_samples.append(measured[1])
+    for timing in timings:
+        if timing.samples and timing.error is None:
+            timing.median_s, timing.min_s = statistics.median(timing.samples), min(timing.samples)
+            timing.runs = len(timing.samples)
     return timings
 
 
-def run_once(command: Command, cwd: Path, timing: Timing) -> float | None:
+def run_once(command: Command, cwd: Path, timing: Timing) -> tuple[float, float] | None:
+    """Wall and CPU seconds of one run (CPU: the child's user + system time)."""
     env = process_env(command, cwd)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command.argv, cwd=cwd, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         timing.error = f"exit {done.returncode}: {done.stderr.decode()[-400:]}"
         return None
-    return elapsed
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return elapsed, cpu
+
+
+# The programs judged against a baseline, and the baselines: what callgrind counts.
+COUNTED = {
+    "rl --help",
+    "rl baseline: import pydantic + build rl_app schema",
+    "compose entry --help",
+    "baseline: import pydantic + build schema",
+}
+
+
+def count_instructions(commands: list[Command], timings: list[Timing], cwd: Path) -> None:
+    """Callgrind's instruction count for each program in COUNTED that ran (about 20 s each)."""
+    if shutil.which("valgrind") is None:
+        return
+    for command, timing in zip(commands, timings, strict=True):
+        if command.name not in COUNTED or timing.error is not None:
+            continue
+        argv = (
+            command.argv if command.argv[0] == sys.executable else [sys.executable, *command.argv]
+        )
+        valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
+        done = subprocess.run(
+            valgrind,
+            cwd=cwd,
+            env=process_env(command, cwd),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode == 0 and found is not None:
+            timing.instructions = int(found[1])
 
 
 def run_all(directory: Path, runs: int, warmup: int, quick: bool) -> list[Timing]:
     write_entrypoints(directory)
     output_dir = directory / "dry-run-out"
-    return time_commands(commands(directory, output_dir, quick), directory, runs, warmup)
+    found = commands(directory, output_dir, quick)
+    timings = time_commands(found, directory, runs, warmup)
+    if not quick:
+        count_instructions(found, timings, directory)
+    return timings
 
 
 def import_profile(directory: Path, top: int = 25) -> str:

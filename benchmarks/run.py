@@ -51,7 +51,7 @@ class Plan:
     budget_s: float = 1.0
     max_reps: int = 1000
     single_cutoff_s: float = 15.0
-    cold_runs: int = 20
+    cold_runs: int = 30
     cold_warmup: int = 2
     only: tuple[str, ...] = ()  # workload names; empty: all of them
 
