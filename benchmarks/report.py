@@ -57,6 +57,7 @@ RL_HELP = "rl --help"
 RL_BASELINE = "rl baseline: import pydantic + build rl_app schema"
 GEN_HELP = "compose entry --help"
 GEN_BASELINE = "baseline: import pydantic + build schema"
+LONG_DIR = "largest"  # a `--only` run of the largest workloads with a long timeout, if any
 
 
 @dataclass
@@ -125,6 +126,9 @@ class Results:
         self.pairs: dict[tuple[str, str], dict[str, list[float]]] = {
             (p.label, p.a.workload.name): p.record for p in pairs if "a" in p.record
         }
+        # (workload, peer) -> peer / compose from a run of the largest workloads with a longer
+        # timeout (`run.py --only ... --timeout ...` into results/largest/), for cells stopped here
+        self.long: dict[tuple[str, str], tuple[float, float]] = {}
 
     def cell(self, w: Workload, system: str) -> Cell | None:
         return self.by.get((w.name, system))
@@ -386,6 +390,8 @@ def omegaconf_goal(results: Results) -> Goal:
                 continue
             if peer_s:
                 found.append((w.name, peer, peer_s / compose, False))
+            elif (w.name, peer) in results.long:
+                found.append((w.name, peer, results.long[w.name, peer][0], False))
             elif cell.status in ("timeout", "skipped"):
                 found.append((w.name, peer, results.context.timeout_s / compose, True))
     if not found:
@@ -399,7 +405,33 @@ def omegaconf_goal(results: Results) -> Goal:
     detail = f"smallest: {worst[0]} vs {worst[1]} {fmt_ratio(worst[2], worst[3])}"
     if under:
         detail += f"; under: {', '.join(under)}"
+    if results.long:
+        timeout = max(t for _, t in results.long.values())
+        longer = f"a {timeout:.0f} s" if timeout else "a longer"
+        detail += f" (cells stopped here: from largest/, run with {longer} timeout)"
     return Goal(name, "missed" if under else "met", detail)
+
+
+def load_long(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
+    """(workload, peer) -> (peer / compose, timeout) from a `--only` run's results.json."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    cells = {(c["name"], c["system"]): c for c in data["cells"] if c["status"] == "ok"}
+    pairs = {
+        p["id"].split(":", 1)[1].split("/", 1)[0]: p
+        for p in data["pairs"]
+        if "a" in p and p["label"] == "compose/floor"
+    }
+    timeout = data["info"].get("timeout_s") or 0.0  # not recorded before 2026-11-29
+    found = {}
+    for (name, system), cell in cells.items():
+        compose = cells.get((name, "compose"))
+        compose_s = statistics.median(pairs[name]["a"]) if name in pairs else None
+        compose_s = compose_s or (compose["median_s"] if compose else None)
+        if system not in ("compose", "floor") and compose_s:
+            found[name, system] = (cell["median_s"] / compose_s, timeout)
+    return found
 
 
 def _floor_bound(results: Results, name: str, peer: str) -> str:
@@ -740,6 +772,10 @@ def notes_lines(results: Results) -> list[str]:
     if other:
         lines += ["", "Timeouts, skips and errors:", ""]
         lines += [f"- {c.id}: {c.status} ({c.note})" for c in other]
+    if results.long:
+        ratios = ", ".join(f"{w} {p} {r:.0f}x" for (w, p), (r, _) in sorted(results.long.items()))
+        lines += ["", f"Re-run with a longer timeout ([{LONG_DIR}/RESULTS.md]"]
+        lines[-1] += f"({LONG_DIR}/RESULTS.md)), peer / compose: {ratios}."
     differ = [c for c in cells if c.record.get("agrees") is False]
     verdict = f"{len(differ)} differ:" if differ else "all agree."
     lines += [
@@ -755,6 +791,7 @@ def notes_lines(results: Results) -> list[str]:
 
 def run_info(context: Context) -> dict[str, Any]:
     return {
+        "timeout_s": context.timeout_s,
         "date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
         "duration_s": datetime.datetime.now().timestamp() - context.started,
         "machine": machine(),
@@ -775,6 +812,8 @@ def write(
 ) -> list[str]:
     """Write the report files; return the failures (crashes, disagreements) to exit 1 on."""
     results = Results(cells, pairs, context)
+    if not context.only:
+        results.long = load_long(out / LONG_DIR / "results.json")
     if context.reused and context.report_only:  # the run that measured, not this rewrite
         info = json.loads(Path(context.reused).read_text())["info"]
         info["rewritten"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
