@@ -21,6 +21,7 @@ from compose import (
     HelpRequested,
     SourceError,
     UnknownKeyError,
+    _search,
     cli,
     compose,
     parse,
@@ -449,6 +450,20 @@ def test_help_lists_pieces_only_for_sections_named_like_a_folder(
         parse(RLConfig, ["@", "optim/muon", "--help", "trainer.optim"], search_path=["conf"])
     assert "(values not shown" in narrowed.value.text  # a root piece: its keys are not root keys
     assert "pieces: optim/adamw, optim/muon" in narrowed.value.text
+
+
+def test_help_finds_pieces_in_a_directory_too_large_to_list(
+    pieces: None, write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Help lists each search directory once; where the listing stops short, it asks for each
+    section's folder by name instead, so a crowded directory hides no pieces."""
+    for index in range(5):
+        write(f"conf/aaa{index}.toml", "seed = 1\n")
+    monkeypatch.setattr(_search, "_MAX_LISTED", 2)  # two of conf/'s 8 entries: a group unseen
+    with pytest.raises(HelpRequested) as info:
+        parse(RLConfig, ["--help"], search_path=["conf"])
+    assert "pieces: optim/adamw, optim/muon (--trainer.optim @ optim/NAME)" in info.value.text
+    assert info.value.text.count("pieces:") == 3
 
 
 def test_help_after_files_found_on_the_search_path_shows_their_values(pieces: None) -> None:
