@@ -226,6 +226,7 @@ def parse_toml_value(text: str) -> Any:
         return None  # ValueError: an integer longer than Python converts
 
 
-# TOML's decimal integers and floats without underscores or exponents (no leading zeros)
+# TOML's decimal integers and floats, without underscores (no leading zeros); exponents too:
+# learning rates are written `1e-5`
 _TOML_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
-_TOML_FLOAT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)\.[0-9]+")
+_TOML_FLOAT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")

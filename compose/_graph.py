@@ -27,7 +27,7 @@ from compose._listmerge import append_to, append_value
 from compose._merge import MANDATORY, Halted, Merger
 from compose._origin import DEFAULT, EnvSource, FileSource, FlagSource, Moved, Origins
 from compose._renames import announce, move_renamed
-from compose._schema import NO_DEFAULT, Target, cli_key, walk
+from compose._schema import NO_DEFAULT, Target, cli_key, tag_names, walk
 from compose._search import SearchPath, find_file
 from compose._sources import load_file, parse_file
 from compose._tree import KeyPath, child, put
@@ -268,7 +268,11 @@ def _apply_values(merger: Merger, values: list[ValueItem]) -> list[ComposeError]
     """
     deferred: list[ValueItem] = []
     written = _Written()
+    tags = tag_names(merger.root.model) if merger.root.model is not None else frozenset()
     for item in values:
+        if type(item) is ValueItem and not _may_set_a_tag(item.key, tags):
+            deferred.append(item)  # resolved once, below: a walk is most of what a flag costs
+            continue
         try:
             target, negated = _resolve_value(merger, item)
         except ComposeError:
@@ -288,6 +292,11 @@ def _apply_values(merger: Merger, values: list[ValueItem]) -> list[ComposeError]
         except (UnknownKeyError, ConfigValidationError) as error:
             errors.append(error)
     return errors
+
+
+def _may_set_a_tag(key: str, tags: frozenset[str]) -> bool:
+    last = key.rpartition(".")[2].replace("-", "_")
+    return last in tags or (last.startswith("no_") and last[3:] in tags)
 
 
 class _Written:

@@ -113,6 +113,32 @@ def any_field_below(
     return False
 
 
+@functools.cache
+def tag_names(model: type[BaseModel]) -> frozenset[str]:
+    """What the last segment of a flag that sets a union's tag can be: every discriminator field
+    name below `model`, and every old key of a rename that leads to a field of such a name. The
+    CLI node applies tags first, and a flag whose last segment is none of these need not be
+    resolved to find out that it is not one."""
+    tags: set[str] = set()
+    renames: set[tuple[str, str]] = set()  # (old key, the last segment of its new path)
+    seen: set[type[BaseModel]] = set()
+    stack = [model]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        renames.update((old, new[-1]) for old, new in renames_of(current).items())
+        for plan in plan_of(current).fields.values():
+            shape = plan.shape
+            while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
+                shape = shape.item
+            if shape.tag:
+                tags.add(shape.tag)
+            stack.extend(section_models(plan.shape))
+    return frozenset(tags | {old for old, last in renames if last in tags})
+
+
 RENAMES_ATTR = "__compose_renames__"
 
 
@@ -204,7 +230,7 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
 
     An old key declared with `renamed` continues along its new path; the target says so.
     A path through models, lists and dicts only is the same whatever the tree: it is walked
-    once per schema (flags repeat across calls; the CLI node resolves each flag twice).
+    once per schema (flags repeat across calls; the CLI node resolves a union's tag twice).
     """
     key = (id(root), tuple(segments))  # an entry holds its root: the id stays that root's
     found = _STATIC_WALKS.get(key)

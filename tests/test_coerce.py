@@ -6,9 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import tomli
+from hypothesis import given
+from hypothesis import strategies as st
 from schemas import DType, Priority, RLConfig, Scalars, WandbConfig
 
 from compose import ArgvError, ConfigValidationError, compose, parse
+from compose._coerce import parse_toml_value
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -313,3 +317,21 @@ def test_schemaless_values_are_read_as_toml_values(
 ) -> None:
     write("a.toml", "")
     assert compose(["a.toml"], [f"x={text}"]) == {"x": expected}
+
+
+_NUMBER_TEXT = st.from_regex(
+    r"[+-]?(0|[1-9][0-9]{0,3})(\.[0-9]{1,4})?([eE][+-]?[0-9]{1,3})?|[+-]?0[0-9]+|1_000|\.5|5\.",
+    fullmatch=True,
+)
+
+
+@given(_NUMBER_TEXT)
+def test_a_number_on_the_command_line_reads_as_toml_reads_it(text: str) -> None:
+    """Plain numbers, exponents included (`--lr 1e-5`), skip tomli; each reads as tomli reads
+    it, and what TOML rejects (leading zeros, `.5`) is still no number."""
+    try:
+        expected = tomli.loads(f"v = {text}")["v"]
+    except tomli.TOMLDecodeError:
+        expected = None
+    assert parse_toml_value(text) == expected
+    assert type(parse_toml_value(text)) is type(expected)

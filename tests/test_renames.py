@@ -4,9 +4,10 @@ to their new paths, and warn with both names and where the old one was found."""
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import pytest
+from pydantic import Field
 
 from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, renamed
 
@@ -135,3 +136,29 @@ def test_renaming_a_field_that_still_exists_is_refused() -> None:
         class Bad(BaseConfig):
             a: int = 0
             b: int = 0
+
+
+class Adam(BaseConfig):
+    type: Literal["adam"] = "adam"
+    lr: float = 1e-3
+
+
+class Muon(BaseConfig):
+    type: Literal["muon"] = "muon"
+    lr: float = 1e-3
+    momentum: float = 0.5
+
+
+@renamed({"optimizer": "optim.type"})
+class Trainer(BaseConfig):
+    optim: Annotated[Adam | Muon, Field(discriminator="type")] = Adam()
+
+
+def test_an_old_key_of_a_tag_still_chooses_the_variant_before_other_flags() -> None:
+    """Tags are applied before the flags that follow the variant they choose, whatever their
+    order on the line: a tag under its old name too."""
+    config, _ = _warnings_of(
+        lambda: parse(Trainer, ["--optim.momentum", "0.9", "--optimizer", "muon"])
+    )
+    assert isinstance(config, Trainer)
+    assert config.optim == Muon(momentum=0.9)
