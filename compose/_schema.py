@@ -97,8 +97,19 @@ def any_field_below(
     hit: Callable[[FieldPlan], bool],
     below: Callable[[Shape], Iterable[type[BaseModel]]] = section_models,
 ) -> bool:
-    """Whether a field of `model`, or of a section class below it, satisfies `hit`. `below`
-    names the classes a field leads into; each class is read once, so recursive schemas end."""
+    """Whether a field of `model`, or of a section class below it, satisfies `hit`."""
+    return any(
+        hit(plan)
+        for current in models_below(model, below)
+        for plan in plan_of(current).fields.values()
+    )
+
+
+def models_below(
+    model: type[BaseModel], below: Callable[[Shape], Iterable[type[BaseModel]]] = section_models
+) -> Iterator[type[BaseModel]]:
+    """`model` and every section class below it, each once (so recursive schemas end); `below`
+    names the classes a field leads into."""
     seen: set[type[BaseModel]] = set()
     stack = [model]
     while stack:
@@ -106,11 +117,9 @@ def any_field_below(
         if current in seen:
             continue
         seen.add(current)
+        yield current
         for plan in plan_of(current).fields.values():
-            if hit(plan):
-                return True
             stack.extend(below(plan.shape))
-    return False
 
 
 @functools.cache
@@ -121,13 +130,7 @@ def tag_names(model: type[BaseModel]) -> frozenset[str]:
     resolved to find out that it is not one."""
     tags: set[str] = set()
     renames: set[tuple[str, str]] = set()  # (old key, the last segment of its new path)
-    seen: set[type[BaseModel]] = set()
-    stack = [model]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+    for current in models_below(model):
         renames.update((old, new[-1]) for old, new in renames_of(current).items())
         for plan in plan_of(current).fields.values():
             shape = plan.shape
@@ -135,7 +138,6 @@ def tag_names(model: type[BaseModel]) -> frozenset[str]:
                 shape = shape.item
             if shape.tag:
                 tags.add(shape.tag)
-            stack.extend(section_models(plan.shape))
     return frozenset(tags | {old for old, last in renames if last in tags})
 
 
