@@ -257,6 +257,20 @@ def interp_table(results: Results) -> list[str]:
     return md_table(["workload", "K", *names], rows)
 
 
+def rl_example_lines(found: dict[str, Any] | None) -> list[str]:
+    if not found:
+        return []
+    ratio = found["compose_s"] / found["floor_s"]
+    agrees = "the same config" if found["agrees"] else "✗ configs that differ"
+    return [
+        f"The example rl schema (`RLConfig`), in process: `{found['command']}` through "
+        f"`compose.parse` {fmt_time(found['compose_s'])}, the floor {fmt_time(found['floor_s'])} "
+        f"(the same files, with the optimizer's union tag written in: the floor cannot choose a "
+        f"default variant), compose / floor {ratio:.2f}x, called in turn; {agrees}.",
+        "",
+    ]
+
+
 def interp_lines(results: Results, chain: dict[str, Any]) -> list[str]:
     lines = []
     per = chain.get("per_ref_s", {})
@@ -356,17 +370,20 @@ def goals(results: Results, cold: list[Timing], chain: dict[str, Any]) -> list[G
     return [
         floor_goal(results, typed=False),
         omegaconf_goal(results),
-        floor_goal(results, typed=True),
+        floor_goal(results, typed=True, rl_example=chain.get("rl_example")),
         interp_goal(results, chain),
         cold_goal(cold),
         memory_goal(results),
     ]
 
 
-def floor_goal(results: Results, typed: bool) -> Goal:
+def floor_goal(results: Results, typed: bool, rl_example: dict[str, Any] | None = None) -> Goal:
+    """The N x M grid; typed, the example rl schema too (the issue names both schemas)."""
     kind = "typed" if typed else "schema-less"
     name = f"{kind} compose within {GOAL_FLOOR_RATIO}x of the floor"
     ratios = {w.name: results.floor_ratio(w) for w in results.grid(typed)}
+    if rl_example:
+        ratios["the rl example"] = rl_example["compose_s"] / rl_example["floor_s"]
     known = {k: v for k, v in ratios.items() if v is not None}
     if not known:
         return Goal(name, "no data", "")
@@ -654,7 +671,9 @@ STYLES = {
 # ---------------------------------------------------------------- writing
 
 
-def failures(cells: list[Cell], plan_name: str) -> list[str]:
+def failures(
+    cells: list[Cell], plan_name: str, rl_example: dict[str, Any] | None = None
+) -> list[str]:
     found = [f"{c.id}: {c.note}" for c in cells if c.status == "error"]
     found += [
         f"{c.id}: disagrees with {c.record.get('checked_against')}: "
@@ -664,6 +683,8 @@ def failures(cells: list[Cell], plan_name: str) -> list[str]:
     ]
     if plan_name == "quick":
         found += [f"{c.id}: {c.note}" for c in cells if c.status == "timeout"]
+    if rl_example is not None and not rl_example["agrees"]:
+        found.append("the rl example: compose and the floor give different configs")
     return found
 
 
@@ -684,6 +705,7 @@ def markdown(
     lines += timing_table(results, results.grid(False))
     lines += ["## Typed: the same shapes bound onto the 514-field schema", ""]
     lines += timing_table(results, results.grid(True))
+    lines += rl_example_lines(chain.get("rl_example"))
     lines += ["## Interpolation: K references in the last file", ""]
     lines += interp_table(results)
     lines += interp_lines(results, chain)
@@ -840,4 +862,4 @@ def write(
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, default=str))
     plot(results, out / "time_vs_leaves.png")
-    return failures(cells, context.plan_name)
+    return failures(cells, context.plan_name, chain.get("rl_example"))

@@ -408,6 +408,49 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     return {"workload": w.name, "refs": len(refs), "per_ref_s": per_ref}
 
 
+RL_FILES = ("examples/reverse_text/rl.toml", "examples/reverse_text/debug.toml")
+RL_FLAG = ("--trainer.optim.lr", "1e-5")
+
+
+def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
+    """The example rl schema, in-process: the README's main job (two files and a flag) through
+    `compose.parse`, against the floor on the same files, called in turn. The floor cannot
+    choose a union's default variant, so its copy of rl.toml has that tag written in."""
+    sys.path.insert(0, str(HERE.parent / "examples"))
+    import tomli  # noqa: PLC0415
+    from rl_app.config.rl import RLConfig  # noqa: PLC0415
+
+    import compose  # noqa: PLC0415
+
+    files = [HERE.parent / name for name in RL_FILES]
+    tagged = workdir / "rl_tagged.toml"
+    tag = f'[trainer.optim]\ntype = "{RLConfig().trainer.optim.type}"\n'
+    tagged.write_text(files[0].read_text().replace("[trainer.optim]\n", tag, 1))
+    argv = [token for path in files for token in ("@", str(path))] + list(RL_FLAG)
+
+    def floor() -> Any:
+        tree: dict[str, Any] = {}
+        for path in (tagged, files[1]):
+            with open(path, "rb") as handle:
+                peers.deep_merge(tree, tomli.load(handle))
+        tree["trainer"]["optim"]["lr"] = float(RL_FLAG[1])
+        return RLConfig.model_validate(tree)
+
+    def composed() -> Any:
+        return compose.parse(RLConfig, argv)
+
+    agrees = composed().model_dump() == floor().model_dump()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(20 if plan.quick else 2000):
+        for found, run in zip(times, (composed, floor), strict=True):
+            start = time.perf_counter()
+            run()
+            found.append(time.perf_counter() - start)
+    compose_s, floor_s = statistics.median(times[0]), statistics.median(times[1])
+    command = "rl " + " ".join([*(f"@ {name}" for name in RL_FILES), *RL_FLAG])
+    return {"command": command, "compose_s": compose_s, "floor_s": floor_s, "agrees": agrees}
+
+
 def run_profiles(workdir: Path, plan: Plan, cells: list[Cell]) -> list[str]:
     names = []
     targets = [
@@ -574,6 +617,7 @@ def main(argv: list[str] | None = None) -> int:
             (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
             (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
         chain = lookup_chain_costs(workdir, plan)
+        chain["rl_example"] = rl_example_costs(workdir, plan)
     if plan.quick or plan.only:
         profiles = []
     elif args.no_profile or args.report_only:  # keep linking what an earlier run left
