@@ -94,10 +94,11 @@ def _move_in(node: Any, shape: Shape, path: KeyPath, source: FileSource, moves: 
         for old, new in renames_of(model).items():
             if old in node:
                 _move_one(node, old, new, path, source, moves)
-        for name, value in list(node.items()):
-            field = plan_of(model).fields.get(name)
-            if field is not None:
-                _move_below(value, field.shape, (*path, name), source, moves)
+        leading = _fields_with_renames(model)
+        for name, value in list(node.items()):  # in the file's order: warnings come in it
+            field_shape = leading.get(name)
+            if field_shape is not None:
+                _move_below(value, field_shape, (*path, name), source, moves)
 
 
 def _move_below(
@@ -141,7 +142,16 @@ def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:
     return [chosen] if chosen is not None else [model for _, model in shape.variants]
 
 
+@functools.cache
+def _fields_with_renames(model: type[BaseModel]) -> dict[str, Shape]:
+    """The fields of `model` below which a rename is declared: the only ones worth a visit."""
+    fields = plan_of(model).fields.items()
+    return {name: plan.shape for name, plan in fields if _shape_has_renames(plan.shape)}
+
+
+@functools.cache
 def _shape_has_renames(shape: Shape) -> bool:
+    """Per shape (they are made once per annotation): asked for each table of each file."""
     return any(_has_renames(model) for model in section_models(shape))
 
 
