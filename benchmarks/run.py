@@ -415,7 +415,8 @@ RL_FLAG = ("--trainer.optim.lr", "1e-5")
 def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     """The example rl schema, in-process: the README's main job (two files and a flag) through
     `compose.parse`, against the floor on the same files, called in turn. The floor cannot
-    choose a union's default variant, so its copy of rl.toml has that tag written in."""
+    choose a union's default variant, so its copy of rl.toml has that tag written in; it sets
+    the flag's text, which `model_validate` converts, as in the other typed runs."""
     sys.path.insert(0, str(HERE.parent / "examples"))
     import tomli  # noqa: PLC0415
     from rl_app.config.rl import RLConfig  # noqa: PLC0415
@@ -433,7 +434,7 @@ def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
         for path in (tagged, files[1]):
             with open(path, "rb") as handle:
                 peers.deep_merge(tree, tomli.load(handle))
-        tree["trainer"]["optim"]["lr"] = float(RL_FLAG[1])
+        peers.set_dotted(tree, RL_FLAG[0].removeprefix("--"), RL_FLAG[1])  # text, as typed runs
         return RLConfig.model_validate(tree)
 
     def composed() -> Any:
