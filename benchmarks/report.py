@@ -72,6 +72,7 @@ class Context:
     reused: str | None = None  # the results.json the cells were taken from
     engine_at_start: str = ""
     report_only: bool = False  # with `reused`: the cold starts came from that file too
+    redo_pairs: bool = False  # with `reused`: the pairs were measured again
     only: list[str] = field(default_factory=list)  # `--only`: these workloads and nothing else
 
 
@@ -738,6 +739,13 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
     )
     if context.reused and context.report_only:
         quick = f" (Report rewritten from its results.json on {info['rewritten']}.)"
+    elif context.reused and context.redo_pairs:
+        flag += f" --reuse {Path(context.reused).name} --redo-pairs"
+        quick = (
+            " The cells come from an earlier full run's results.json (its engine: "
+            f"{info.get('reused_engine', '?')}); the interleaved pairs, cold start, the lookup "
+            "chain and this report were redone."
+        )
     elif context.reused:
         flag += f" --reuse {Path(context.reused).name}"
         quick = (
@@ -841,6 +849,10 @@ def write(
         info["rewritten"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     else:
         info = run_info(context)
+        if context.reused:
+            info["reused_engine"] = json.loads(Path(context.reused).read_text())["info"].get(
+                "engine_at_start", "?"
+            )
     (out / "RESULTS.md").write_text(markdown(results, cold, chain, info))
     data = {
         "info": info,

@@ -553,6 +553,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="take the cells and pairs from this results.json; redo cold start and the report",
     )
     parser.add_argument(
+        "--redo-pairs",
+        action="store_true",
+        help="with --reuse: measure the interleaved pairs (compose / floor, per reference) again",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         help="report directory (default: results/, or a temporary one with --quick)",
@@ -605,6 +610,9 @@ def main(argv: list[str] | None = None) -> int:
         write_workload(w, Paths(workdir / w.name))
     if args.reuse:
         cells, pairs = load_previous(args.reuse)
+        if args.redo_pairs:
+            pairs = plan_pairs(cells)
+            run_pairs(pairs, workdir, plan)
     else:
         cells, pairs = measure_cells(plan, systems, workdir)
     print(f"cells done in {time.time() - started:.0f} s; cold start ...", flush=True)
@@ -637,6 +645,7 @@ def main(argv: list[str] | None = None) -> int:
         engine_at_start=engine_at_start,
         report_only=bool(args.reuse and args.report_only),
         only=list(plan.only),
+        redo_pairs=bool(args.reuse and args.redo_pairs),
     )
     failures = report.write(out, cells, pairs, cold, chain, context)
     print(f"report: {out / 'RESULTS.md'}")

@@ -30,6 +30,7 @@ import peers
 from workloads import SCHEMA_MODULE, Paths, Workload
 
 PROFILE_LINES = 40
+MIN_PAIRS = 7  # rounds of an interleaved pair, however long its calls (see `run_pair`)
 
 
 class CellTimeout(Exception):
@@ -147,7 +148,9 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
 def run_pair(cell: dict[str, Any]) -> dict[str, Any]:
     """Two cells called in turn (A B A B ...): their ratio survives a machine whose load drifts.
 
-    Both first calls are warm-ups; the pairs then fill about twice the budget.
+    Both first calls are warm-ups; the pairs then fill about twice the budget, and are at least
+    seven: on a shared machine a single call of the largest workloads varies by a third, and the
+    median of three such calls does not hold a 1.3x ratio still.
     """
     runs, firsts = [], []
     for side in cell["pair"]:
@@ -161,7 +164,7 @@ def run_pair(cell: dict[str, Any]) -> dict[str, Any]:
         firsts.append(first)
     times: list[list[float]] = [[] for _ in runs]
     pairs = round(2 * cell["budget"] / sum(firsts))
-    pairs = 1 if cell["quick"] else max(3, min(cell["max_reps"], pairs))
+    pairs = 1 if cell["quick"] else max(MIN_PAIRS, min(cell["max_reps"], pairs))
     gc.collect()
     for _ in range(pairs):
         for run, found in zip(runs, times, strict=True):
