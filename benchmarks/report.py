@@ -142,6 +142,21 @@ class Results:
         cell = self.cell(w, system)
         return cell.median_s if cell is not None else None
 
+    def cell_median(self, w: Workload, system: str) -> float | None:
+        """From the system's own cell (one process, the same pass as every other cell)."""
+        cell = self.cell(w, system)
+        return cell.median_s if cell is not None else None
+
+    def compose_equivalent(self, w: Workload) -> float | None:
+        """Compose's time as peers are compared with it: the floor's cell (timed in the same
+        pass as theirs) times compose / floor from the interleaved pair. Pairs may run minutes
+        later (or again, `--redo-pairs`), and compose's own cell has few runs at small sizes
+        (its first call, which sets k, imports the engine)."""
+        floor, ratio = self.cell_median(w, "floor"), self.floor_ratio(w)
+        if floor and ratio:
+            return floor * ratio
+        return self.median(w, "compose")
+
     def floor_ratio(self, w: Workload, of_minima: bool = False) -> float | None:
         pair = self.pairs.get(("compose/floor", w.name))
         if pair is not None:
@@ -188,7 +203,7 @@ class Results:
     def peer_text(self, w: Workload, peer: str) -> str:
         """`time (peer / compose)`; for a peer stopped at the timeout, a lower bound."""
         text, cell = self.status(w, peer), self.cell(w, peer)
-        compose = self.median(w, "compose")
+        compose = self.compose_equivalent(w)
         if cell is None or not compose:
             return text
         if cell.status in ("timeout", "skipped"):
@@ -401,7 +416,7 @@ def omegaconf_goal(results: Results) -> Goal:
     name = f"schema-less compose >= {GOAL_OMEGACONF:.0f}x faster than OmegaConf"
     found: list[tuple[str, str, float, bool]] = []
     for w in results.grid(typed=False):
-        compose = results.median(w, "compose")
+        compose = results.compose_equivalent(w)
         for peer in ("omegaconf", "omegaconf-tomli"):
             cell, peer_s = results.cell(w, peer), results.median(w, peer)
             if not compose or cell is None:
@@ -430,33 +445,25 @@ def omegaconf_goal(results: Results) -> Goal:
     return Goal(name, "missed" if under else "met", detail)
 
 
-def load_long(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
-    """(workload, peer) -> (peer / compose, timeout) from a `--only` run's results.json."""
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text())
-    cells = {(c["name"], c["system"]): c for c in data["cells"] if c["status"] == "ok"}
-    pairs = {
-        p["id"].split(":", 1)[1].split("/", 1)[0]: p
-        for p in data["pairs"]
-        if "a" in p and p["label"] == "compose/floor"
-    }
-    timeout = data["info"].get("timeout_s") or 0.0  # not recorded before 2026-11-29
-    found = {}
-    for (name, system), cell in cells.items():
-        compose = cells.get((name, "compose"))
-        compose_s = statistics.median(pairs[name]["a"]) if name in pairs else None
-        compose_s = compose_s or (compose["median_s"] if compose else None)
-        if system not in ("compose", "floor") and compose_s:
-            found[name, system] = (cell["median_s"] / compose_s, timeout)
-    return found
+def long_ratios(
+    cells: list[Cell], pairs: list[Pair], timeout: float
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """(workload, peer) -> (peer / compose, timeout) from a `--only` run with a long timeout,
+    taken through its floor as the main run's ratios are."""
+    run = Results(cells, pairs, Context("full", [], [], 0.0, (0.0, 0.0, 0.0), timeout))
+    ratios = {}
+    for cell in cells:
+        compose = run.compose_equivalent(cell.workload)
+        if cell.system not in ("compose", "floor") and cell.median_s and compose:
+            ratios[cell.workload.name, cell.system] = (cell.median_s / compose, timeout)
+    return ratios
 
 
 def _floor_bound(results: Results, name: str, peer: str) -> str:
     """How much faster than the peer the floor itself is on that workload: the most any system
     that parses the same TOML with tomli could be."""
     w = next(w for w in results.grid(typed=False) if w.name == name)
-    floor, peer_s = results.median(w, "floor"), results.median(w, peer)
+    floor, peer_s = results.cell_median(w, "floor"), results.cell_median(w, peer)
     return f" (the floor: {peer_s / floor:.0f}x)" if floor and peer_s else ""
 
 
@@ -737,8 +744,9 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
         if flag
         else ""
     )
-    if context.reused and context.report_only:
-        quick = f" (Report rewritten from its results.json on {info['rewritten']}.)"
+    if context.reused and context.report_only:  # the measuring run's words, then this rewrite
+        flag, quick = info.get("flags", flag), info.get("provenance", "")
+        quick += f" (Report rewritten from its results.json on {info['rewritten']}.)"
     elif context.reused and context.redo_pairs:
         flag += f" --reuse {Path(context.reused).name} --redo-pairs"
         quick = (
@@ -758,6 +766,8 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
             f" Only these workloads, on {', '.join(context.systems)}: no cold start, lookup "
             "chain or profiles, so those goals have no data here."
         )
+    if not context.report_only:  # kept, for a rewrite of this report
+        info["flags"], info["provenance"] = flag, quick
     return [
         "# Benchmark results",
         "",
@@ -769,7 +779,9 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
         "load from other work cancels out of the ratio. A system whose set-up and first call "
         f"take over {context.timeout_s:.0f} s is stopped (`timeout`); its larger cells of the "
         "same kind are `skipped`, and ratios against it are lower bounds (`>`). In "
-        "parentheses: peer / compose. ✗ marks a result that differs from compose's.",
+        "parentheses: peer / compose, taken through the floor: the peer's cell over the "
+        "floor's (both timed alike, in the same pass), divided by compose / floor from the "
+        "pair. ✗ marks a result that differs from compose's.",
         "",
     ]
 
@@ -839,11 +851,13 @@ def write(
     cold: list[Timing],
     chain: dict[str, Any],
     context: Context,
+    long: tuple[list[Cell], list[Pair], float] | None = None,
 ) -> list[str]:
-    """Write the report files; return the failures (crashes, disagreements) to exit 1 on."""
+    """Write the report files; return the failures (crashes, disagreements) to exit 1 on.
+    `long`: the cells, pairs and timeout of a `--only` run with a longer timeout (LONG_DIR)."""
     results = Results(cells, pairs, context)
-    if not context.only:
-        results.long = load_long(out / LONG_DIR / "results.json")
+    if long is not None:
+        results.long = long_ratios(*long)
     if context.reused and context.report_only:  # the run that measured, not this rewrite
         info = json.loads(Path(context.reused).read_text())["info"]
         info["rewritten"] = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")

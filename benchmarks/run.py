@@ -517,6 +517,16 @@ def load_previous(path: Path) -> tuple[list[Cell], list[Pair]]:
     return cells, pairs
 
 
+def load_long(out: Path, plan: Plan) -> tuple[list[Cell], list[Pair], float] | None:
+    """The largest workloads re-run with a longer timeout (`--only`, into results/largest/)."""
+    path = out / report.LONG_DIR / "results.json"
+    if plan.only or not path.exists():
+        return None
+    cells, pairs = load_previous(path)
+    timeout = json.loads(path.read_text())["info"].get("timeout_s") or 0.0  # recorded since 11-29
+    return cells, pairs, timeout
+
+
 def measure_cells(plan: Plan, systems: list[str], workdir: Path) -> tuple[list[Cell], list[Pair]]:
     cells = build_cells(plan, systems)
     runnable = [c for c in cells if c.status == "pending"]
@@ -647,7 +657,7 @@ def main(argv: list[str] | None = None) -> int:
         only=list(plan.only),
         redo_pairs=bool(args.reuse and args.redo_pairs),
     )
-    failures = report.write(out, cells, pairs, cold, chain, context)
+    failures = report.write(out, cells, pairs, cold, chain, context, load_long(out, plan))
     print(f"report: {out / 'RESULTS.md'}")
     if not args.workdir:
         shutil.rmtree(workdir / "dumps", ignore_errors=True)
