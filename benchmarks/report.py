@@ -160,8 +160,11 @@ class Results:
     def floor_ratio(self, w: Workload, of_minima: bool = False) -> float | None:
         pair = self.pairs.get(("compose/floor", w.name))
         if pair is not None:
-            pick = min if of_minima else statistics.median
-            return pick(pair["a"]) / pick(pair["b"])
+            if of_minima:
+                return min(pair["a"]) / min(pair["b"])
+            # the median over rounds of compose / floor within each round: the two calls of a
+            # round share the machine's state, which drifts by a third between rounds here
+            return statistics.median(a / b for a, b in zip(pair["a"], pair["b"], strict=True))
         compose, floor = self.median(w, "compose"), self.median(w, "floor")
         return compose / floor if compose and floor and not of_minima else None
 
@@ -170,8 +173,9 @@ class Results:
         found = {}
         for w in self.workloads(lambda v: v.k > 0):
             pair = self.pairs.get((f"interp/{system}", w.name))
-            if pair is not None:
-                found[w.name] = (statistics.median(pair["a"]) - statistics.median(pair["b"])) / w.k
+            if pair is not None:  # the median over rounds of the difference within each round
+                rounds = zip(pair["a"], pair["b"], strict=True)
+                found[w.name] = statistics.median(a - b for a, b in rounds) / w.k
                 continue
             with_k, without = self.median(w, system), self.median(Workload(w.n, w.m), system)
             if with_k and without:
@@ -776,7 +780,8 @@ def intro_lines(context: Context, info: dict[str, Any]) -> list[str]:
         "process: set-up, a warm-up, then k runs (k for about 1 s; a warm-up over 1 s is one "
         "of three runs, over 15 s the only run). The floor and compose columns, and compose / "
         "floor, come from a second process that calls the two in turn (A B A B ...), so that "
-        "load from other work cancels out of the ratio. A system whose set-up and first call "
+        "load from other work cancels out of the ratio: compose / floor is the median over "
+        "rounds of the ratio within each round. A system whose set-up and first call "
         f"take over {context.timeout_s:.0f} s is stopped (`timeout`); its larger cells of the "
         "same kind are `skipped`, and ratios against it are lower bounds (`>`). In "
         "parentheses: peer / compose, taken through the floor: the peer's cell over the "
