@@ -149,14 +149,17 @@ class _Binder:
         model = self._variant(node, shape, default, path)
         if model is None:
             return node
-        if not isinstance(default, model):
-            default = NO_DEFAULT  # a switched variant starts from its own class defaults
+        # From here `default` is NO_DEFAULT or an instance of `model` (a switched variant starts
+        # from its own class defaults); NO_DEFAULT is tested by identity: `isinstance` on
+        # anything but a model's own instance runs ABCMeta's Python hook.
+        if default is not NO_DEFAULT and not isinstance(default, model):
+            default = NO_DEFAULT
         plan = plan_of(model)
         if self.lean and node.keys() <= plan.fields.keys():
             self._sections_below(node, plan, default, path)
         else:
             self._fields(node, shape, plan, default, path)
-        if isinstance(default, BaseModel):
+        if default is not NO_DEFAULT:
             _keep_customised_default(node, default)
         return node
 
@@ -185,8 +188,12 @@ class _Binder:
         for key in holding:
             child = node.get(key)
             if isinstance(child, (dict, list)):  # tables and lists are prepared in place
-                field_default = child_default(plan.model, key, default)
-                self.prepare(child, plan.fields[key].shape, field_default, (*path, key))
+                # `default` is NO_DEFAULT or an instance of the model (see `_section`)
+                field = plan.fields[key]
+                below = (
+                    field.default if default is NO_DEFAULT else getattr(default, key, NO_DEFAULT)
+                )
+                self.prepare(child, field.shape, below, (*path, key))
 
     def _variant(
         self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath
