@@ -188,12 +188,8 @@ class _Binder:
         for key in holding:
             child = node.get(key)
             if isinstance(child, (dict, list)):  # tables and lists are prepared in place
-                # `default` is NO_DEFAULT or an instance of the model (see `_section`)
-                field = plan.fields[key]
-                below = (
-                    field.default if default is NO_DEFAULT else getattr(default, key, NO_DEFAULT)
-                )
-                self.prepare(child, field.shape, below, (*path, key))
+                field_default = child_default(plan.model, key, default)
+                self.prepare(child, plan.fields[key].shape, field_default, (*path, key))
 
     def _variant(
         self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath

@@ -180,7 +180,9 @@ def default_tag(shape: Shape, default: Any) -> Any:
 
 def child_default(model: type[BaseModel], name: str, parent_default: Any) -> Any:
     """The default under `name`: from a customised default instance, else the field's own."""
-    if isinstance(parent_default, model):
+    # NO_DEFAULT by identity first: `isinstance` on anything but a model's own instance runs
+    # ABCMeta's Python hook, and every walk asks this of each section on its way
+    if parent_default is not NO_DEFAULT and isinstance(parent_default, model):
         return getattr(parent_default, name, NO_DEFAULT)
     return plan_of(model).fields[name].default
 
