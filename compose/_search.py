@@ -175,11 +175,7 @@ def _files_in(directory: str, group: str) -> Iterator[str]:
 
 
 def _subdirs(directory: str) -> list[str]:
-    return sorted(entry.name for entry in _entries(directory) if _is_group(entry))
-
-
-def _is_group(entry: os.DirEntry[str]) -> bool:
-    return not entry.name.startswith((".", "_")) and _is_dir(entry)
+    return sorted(_groups_in(directory, None))
 
 
 def _entries(directory: str) -> list[os.DirEntry[str]]:
@@ -235,7 +231,7 @@ def config_groups(
 def _groups_in(directory: str, wanted: set[str] | None) -> set[str]:
     """The subdirectories of `directory` that are groups (those in `wanted`, if given)."""
     entries = _entries(directory)
-    found = {entry.name for entry in entries if _is_group(entry)}
+    found = {e.name for e in entries if not e.name.startswith((".", "_")) and _is_dir(e)}
     if wanted is not None and len(entries) >= _MAX_LISTED:  # listed in part: ask for each name
         found |= {name for name in wanted if os.path.isdir(os.path.join(directory, name))}
     return found if wanted is None else found & wanted
