@@ -38,7 +38,8 @@ class Shape:
 
     A plain class (see `compose._schema` on the cost of defining classes): a named tuple of
     twelve fields costs 8x as much to define, paid by every schema import and every `--help`.
-    Shapes are never compared or hashed."""
+    Shapes are never compared, and hashed only by identity (caches keyed on a schema's shapes,
+    which live as long as its plans)."""
 
     def __init__(
         self,
