@@ -88,6 +88,13 @@ def renamed(mapping):
 '''
 
 
+# The names of the programs the cold goal pairs (the report judges the first pair)
+RL_HELP = "rl --help"
+RL_BASELINE = "rl baseline: import pydantic + build rl_app schema"
+GEN_HELP = "compose entry --help"
+GEN_BASELINE = "baseline: import pydantic + build schema"
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -132,9 +139,9 @@ def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
     python = sys.executable
     found = [
         Command("python -c 'import pydantic'", [python, "-c", "import pydantic"], "reference"),
-        Command("baseline: import pydantic + build schema", [python, "baseline.py"], "floor"),
+        Command(GEN_BASELINE, [python, "baseline.py"], "floor"),
         Command("python -c 'import compose'", [python, "-c", "import compose"], "reference"),
-        Command("compose entry --help", [python, "entry_compose.py", "--help"], "compose"),
+        Command(GEN_HELP, [python, "entry_compose.py", "--help"], "compose"),
         Command(
             "compose entry @ config.toml --dry-run",
             [
@@ -172,12 +179,12 @@ def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
     path = (str(examples),)
     found = [
         Command(
-            "rl baseline: import pydantic + build rl_app schema",
+            RL_BASELINE,
             [python, "-c", SHIM_THEN_SCHEMA],
             "floor",
             (str(directory / "shim"), *path),
         ),
-        Command("rl --help", [*rl, "--help"], "compose", path),
+        Command(RL_HELP, [*rl, "--help"], "compose", path),
     ]
     example = examples / "reverse_text" / "rl.toml"
     if not example.exists():
@@ -231,12 +238,7 @@ def run_once(command: Command, cwd: Path, timing: Timing) -> tuple[float, float]
 
 
 # The programs judged against a baseline, and the baselines: what callgrind counts.
-COUNTED = {
-    "rl --help",
-    "rl baseline: import pydantic + build rl_app schema",
-    "compose entry --help",
-    "baseline: import pydantic + build schema",
-}
+COUNTED = {RL_HELP, RL_BASELINE, GEN_HELP, GEN_BASELINE}
 
 
 def count_instructions(commands: list[Command], timings: list[Timing], cwd: Path) -> None:

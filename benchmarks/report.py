@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import peers
-from coldstart import Timing
+from coldstart import GEN_BASELINE, GEN_HELP, RL_BASELINE, RL_HELP, Timing
 from workloads import Workload
 
 if TYPE_CHECKING:
@@ -53,10 +53,6 @@ GOAL_OMEGACONF = 50.0
 GOAL_INTERP = 2.0
 GOAL_COLD_MS = 20.0
 GOAL_MEMORY = 2.0
-RL_HELP = "rl --help"
-RL_BASELINE = "rl baseline: import pydantic + build rl_app schema"
-GEN_HELP = "compose entry --help"
-GEN_BASELINE = "baseline: import pydantic + build schema"
 LONG_DIR = "largest"  # a `--only` run of the largest workloads with a long timeout, if any
 
 
