@@ -19,7 +19,7 @@ from pydantic_core import PydanticUndefined
 
 from compose._docstrings import field_docstring
 from compose._tree import MAX_DEPTH, KeyPath, child, is_index
-from compose._types import ANY, Kind, Shape, section_models, shape_of_field
+from compose._types import ANY, Kind, Shape, innermost, section_models, shape_of_field
 from compose.errors import ArgvError, UnknownKeyError, closest
 
 NO_DEFAULT: Any = PydanticUndefined
@@ -133,11 +133,9 @@ def tag_names(model: type[BaseModel]) -> frozenset[str]:
     for current in models_below(model):
         renames.update((old, new[-1]) for old, new in renames_of(current).items())
         for plan in plan_of(current).fields.values():
-            shape = plan.shape
-            while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
-                shape = shape.item
-            if shape.tag:
-                tags.add(shape.tag)
+            tag = innermost(plan.shape).tag
+            if tag:
+                tags.add(tag)
     return frozenset(tags | {old for old, last in renames if last in tags})
 
 

@@ -95,10 +95,16 @@ ANY = Shape(Kind.ANY, nullable=True, accepts_str=True, label="VALUE")
 _NONE_TYPES = (type(None), None)
 
 
-def section_models(shape: Shape) -> list[type[BaseModel]]:
-    """The model classes a shape holds, through lists, dicts and unions."""
+def innermost(shape: Shape) -> Shape:
+    """What a shape holds through lists and dicts (itself, if neither)."""
     while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
         shape = shape.item
+    return shape
+
+
+def section_models(shape: Shape) -> list[type[BaseModel]]:
+    """The model classes a shape holds, through lists, dicts and unions."""
+    shape = innermost(shape)
     models = [shape.model] if shape.model is not None else []
     return models + [model for _, model in shape.variants]
 
