@@ -1,5 +1,7 @@
 """The lean preparing walk: with no "None" text in a composition, binding visits only the
 sections (for unknown keys, union tags and customised defaults) and skips everything else.
+Binding goes further: it visits only the sections that may need a tag or a default's values,
+leaves unknown keys to Pydantic, and walks again checking keys only if something is wrong.
 
 Its results must be those of the full walk: a differential law over drawn schemas, and the
 cases where the choice between the two walks is delicate (a "None" spelt with an escape, in a
@@ -20,7 +22,7 @@ from schemas import EnvConfig, InferenceConfig, MuonConfig, RLConfig, SamplingCo
 from strategies import rich_schemas
 
 from compose import BaseConfig, ComposeError, UnknownKeyError, compose, parse, renamed
-from compose._bind import _Binder
+from compose._bind import _Binder, bind
 from compose._defaults import to_plain
 from compose._graph import Composed
 from compose._origin import Origins
@@ -104,6 +106,27 @@ def test_the_lean_walk_finds_the_unknown_keys_of_the_full_walk(
         for errors in (lean_errors, full_errors)
     ]
     assert unknown[0] == unknown[1]
+
+
+def _bound(schema: type[BaseConfig], tree: dict[str, Any], lean: bool) -> object:
+    """What binding gives: the config, or the text of the error it raises."""
+    composed = Composed(copy.deepcopy(tree), Origins(), shape_of(schema), [])
+    try:
+        return bind(composed, schema, flags_may_hold_none=not lean).model_dump()
+    except ComposeError as error:
+        return str(error)
+
+
+@settings(LEAN)
+@given(pair=rich_schemas(), data=st.data())
+def test_binding_that_leaves_keys_to_pydantic_is_binding_that_checks_them(
+    pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
+) -> None:
+    """The same config, or the same errors in the same order, with unknown keys and dropped
+    tags anywhere: the full walk (it checks every key) is the reference."""
+    schema, values = pair
+    tree = _mutated(_without_none_text(to_plain(data.draw(values))), data)
+    assert _bound(schema, tree, lean=True) == _bound(schema, tree, lean=False)
 
 
 # --- "None" text: wherever it may come from, the full walk still sees it -------------------------
@@ -222,6 +245,61 @@ def test_a_union_in_a_section_reached_only_through_a_customised_default(write: W
     write("a.toml", "[trainer.optim]\nlr = 0.3\n")
     config = parse(ViaDefault, ["@a.toml"])
     assert config.trainer.optim == Sgd(lr=0.3, momentum=0.5)
+
+
+class Leaf(BaseConfig):
+    x: int = 0
+
+
+class Mid(BaseConfig):
+    leaf: Leaf = Leaf()
+
+
+class Reaches(BaseConfig):
+    """Class defaults that are not customised (the union tags below come from classes), and
+    one that is, above a section whose class default is not."""
+
+    trainer: Trainer = Trainer()
+    trainers: list[Trainer] = []
+    by_name: dict[str, Trainer] = {}
+    maybe: Trainer | None = None
+    via_default: ViaDefault = ViaDefault()
+    tuned: Mid = Mid(leaf=Leaf(x=5))
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"trainer": {"optim": {"lr": 0.3}}},
+        {"trainers": [{"optim": {"lr": 0.3}}, {"optim": {"type": "sgd"}}, {"steps": 2}]},
+        {"by_name": {"a": {"optim": {"type": "sgd", "momentum": 0.5}}, "b": {"optim": {}}}},
+        {"maybe": {"optim": {"lr": 1.0}}},
+        {"via_default": {"trainer": {"optim": {"lr": 0.3}}}},
+        {"trainer": {"optim": {"lr": 0.3, "momentum": 1.0}}, "zz": 1},
+        {"trainers": [{"optim": {"zz": 1}}], "via_default": {"trainer": {"optim": {"zz": 2}}}},
+        {"maybe": {"optim": {"type": "rmsprop"}}, "by_name": {"a": {"zz": 1}}},
+        {"tuned": {"leaf": {}}},
+        {"tuned": {"leaf": {"zz": 1}}, "trainer": {"zz": 2}},
+    ],
+)
+def test_binding_fills_the_tags_a_class_default_chooses_at_any_depth(tree: dict[str, Any]) -> None:
+    """Sections reached through uncustomised defaults, lists, dicts and optional sections:
+    binding that leaves keys to Pydantic visits what needs it, and errs exactly as the walk
+    that checks every key."""
+    assert _bound(Reaches, tree, lean=True) == _bound(Reaches, tree, lean=False)
+
+
+def test_a_tag_and_a_customised_default_below_an_uncustomised_section() -> None:
+    config = _bound(Reaches, {"via_default": {"trainer": {"optim": {"lr": 0.3}}}}, lean=True)
+    assert (
+        config
+        == Reaches(
+            via_default=ViaDefault(trainer=Trainer(optim=Sgd(lr=0.3, momentum=0.5)))
+        ).model_dump()
+    )
+    config = _bound(Reaches, {"trainers": [{"optim": {"lr": 0.3}}]}, lean=True)
+    assert config == Reaches(trainers=[Trainer(optim=Adam(lr=0.3))]).model_dump()
+    assert _bound(Reaches, {"tuned": {"leaf": {}}}, lean=True) == Reaches().model_dump()
 
 
 # --- flags: a walk is reused only where the tree cannot change it --------------------------------
