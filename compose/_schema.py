@@ -231,40 +231,85 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
     """Follow `segments` (as the user wrote them) through the schema beside the tree.
 
     An old key declared with `renamed` continues along its new path; the target says so.
-    A path through models, lists and dicts only is the same whatever the tree: it is walked
-    once per schema (flags repeat across calls; the CLI node resolves a union's tag twice).
+    Walks are kept per schema: flags repeat across calls, and a walk is most of what a flag
+    costs. A path through models, lists and dicts only is the same whatever the tree. One
+    through union sections is the same wherever each union has the variant it had: a kept
+    walk holds the choices it made, and serves a tree in which each comes out the same.
     """
     key = (id(root), tuple(segments))  # an entry holds its root: the id stays that root's
-    found = _STATIC_WALKS.get(key)
-    if found is not None:
-        return found[1]
-    target, static = _walk(root, segments, tree, shown)
-    if static:
-        if len(_STATIC_WALKS) >= _MAX_STATIC_WALKS:
-            _STATIC_WALKS.clear()  # a bound for long-lived processes that see many flags
-        _STATIC_WALKS[key] = (root, target)
+    kept = _WALKS.get(key)
+    if kept is not None:
+        for entry in kept:
+            if entry.holds_for(tree):
+                return entry.target
+    target, choices = _walk(root, segments, tree, shown)
+    if choices is not None:
+        if len(_WALKS) >= _MAX_WALKS:
+            _WALKS.clear()  # a bound for long-lived processes that see many flags
+        kept = _WALKS.setdefault(key, [])
+        kept[: len(kept) - _MAX_VARIANT_WALKS + 1] = []  # a bound on variants kept per path
+        kept.append(_KeptWalk(root, target, choices))
     return target
 
 
-_STATIC_WALKS: dict[tuple[int, tuple[str, ...]], tuple[Shape, Target]] = {}
-_MAX_STATIC_WALKS = 4096
-_TREE_DEPENDENT = (Kind.UNION, Kind.ANY)  # the variant, or the data, decides the next step
+class _Choice:
+    """A step into a union section: which model `section_model` gave, and what it was given."""
+
+    def __init__(self, depth: int, shape: Shape, default: Any, name: str, model: Any) -> None:
+        self.depth = depth  # the union section is at `target.path[:depth]`
+        self.shape = shape
+        self.default = default
+        self.name = name
+        self.model = model
 
 
-def _walk(root: Shape, segments: list[str], tree: Any, shown: str) -> tuple[Target, bool]:
-    """The target, and whether no step looked at the tree (so it holds for any tree)."""
+class _KeptWalk:
+    def __init__(self, root: Shape, target: Target, choices: tuple[_Choice, ...]) -> None:
+        self.root = root  # keeps the root alive, so that its id in the key stays its own
+        self.target = target
+        self.choices = choices
+
+    def holds_for(self, tree: Any) -> bool:
+        """Whether a walk beside `tree` makes the same choices (so it reaches the same target):
+        each union comes out the same, given the same choices before it."""
+        path = self.target.path
+        node, depth = tree, 0
+        for choice in self.choices:
+            while depth < choice.depth:
+                node = child(node, path[depth])
+                depth += 1
+            if section_model(choice.shape, node, choice.default, choice.name) is not choice.model:
+                return False
+        return True
+
+
+_WALKS: dict[tuple[int, tuple[str, ...]], list[_KeptWalk]] = {}
+_MAX_WALKS = 4096
+_MAX_VARIANT_WALKS = 4
+
+
+def _walk(
+    root: Shape, segments: list[str], tree: Any, shown: str
+) -> tuple[Target, tuple[_Choice, ...] | None]:
+    """The target, and the union choices it made (None: a step read untyped data, whose
+    shape only the tree tells, so the walk holds for this tree alone)."""
     shape, node, default = root, tree, NO_DEFAULT
     path: list[str | int] = []
     defaults: list[Any] = []
     parent: Shape | None = None
     renamed: list[tuple[str, tuple[str, ...]]] = []
-    static = True
+    choices: list[_Choice] | None = []
     if len(segments) > MAX_DEPTH:
         raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=shown)
     pending = list(segments)
     while pending:
         segment = pending.pop(0)
-        static = static and shape.kind not in _TREE_DEPENDENT
+        if shape.kind is Kind.ANY:
+            choices = None
+        elif shape.kind is Kind.UNION and choices is not None:
+            snake = segment.replace("-", "_")
+            model = section_model(shape, node, default, snake)
+            choices.append(_Choice(len(path), shape, default, snake, model))
         step = _step(shape, node, default, segment, path, shown, root)
         if step is None:
             new = _renamed_path(shape, node, default, segment)
@@ -278,7 +323,8 @@ def _walk(root: Shape, segments: list[str], tree: Any, shown: str) -> tuple[Targ
         path.append(name)
         defaults.append(default)
         node = child(node, name)
-    return Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed)), static
+    target = Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed))
+    return target, None if choices is None else tuple(choices)
 
 
 def _renamed_path(shape: Shape, node: Any, default: Any, segment: str) -> tuple[str, ...] | None:

@@ -26,7 +26,7 @@ from compose._bind import _Binder, bind
 from compose._defaults import to_plain
 from compose._graph import Composed
 from compose._origin import Origins
-from compose._schema import NO_DEFAULT
+from compose._schema import NO_DEFAULT, walk
 from compose._types import shape_of
 
 if TYPE_CHECKING:
@@ -321,6 +321,29 @@ def test_paths_through_untyped_data_follow_the_data_of_each_call(write: WriteFil
     assert config.inference == InferenceConfig(vllm_extra={"l": [9, 2]})
     config = parse(RLConfig, ["--inference.vllm-extra.l.0", "9"])
     assert config.inference == InferenceConfig(vllm_extra={"l": {"0": 9}})
+
+
+def test_a_kept_walk_through_a_union_serves_only_the_variant_it_chose() -> None:
+    """`momentum` is Sgd's alone: each tree's variant decides, whatever was walked before."""
+    root = shape_of(Trainer)
+    sgd, adam = {"optim": {"type": "sgd"}}, {"optim": {"type": "adam"}}
+    for tree, known in [
+        (sgd, True),
+        (adam, False),
+        (sgd, True),
+        ({}, False),
+        ({"optim": {}}, False),
+    ]:
+        if known:
+            assert walk(root, ["optim", "momentum"], tree, "--optim.momentum").path == (
+                "optim",
+                "momentum",
+            )
+            continue
+        with pytest.raises(UnknownKeyError):
+            walk(root, ["optim", "momentum"], tree, "--optim.momentum")
+    assert walk(root, ["optim", "lr"], sgd, "").defaults[0] == Adam()  # Trainer's default
+    assert walk(root, ["steps"], sgd, "").defaults == (1,)
 
 
 class Inner(BaseConfig):
