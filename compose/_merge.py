@@ -21,7 +21,14 @@ from pydantic import BaseModel
 
 from compose._listmerge import holds_strategies, merge_by_strategy, settle
 from compose._origin import DefaultSource, Origin, Origins
-from compose._schema import NO_DEFAULT, any_field_below, child_default, default_tag, plan_of
+from compose._schema import (
+    NO_DEFAULT,
+    any_field_below,
+    child_default,
+    default_tag,
+    plan_of,
+    tag_names,
+)
 from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape
 from compose.errors import ComposeWarning
@@ -63,6 +70,8 @@ class Merger:
         self._origins_at = origins_at
         self._stop_at = stop_at
         self._drops = 0  # union switches so far that dropped keys
+        # What a key that sets a union's tag can be called: a table without one switches nothing
+        self._tags = tag_names(root.model) if root.model is not None else frozenset()
 
     def record(self, path: KeyPath, origin: Origin, old: object = None) -> None:
         """`origin` set `path`, replacing `old` there (when recording)."""
@@ -113,6 +122,9 @@ class Merger:
         if shape.kind is Kind.UNION and shape.tag in src:
             self.switch_variant(dst, src[shape.tag], path, shape, default)
         strategic = holds_strategies(shape)
+        if origins is None and not strategic:  # only a union's tag needs the schema below
+            self._merge_switching(dst, src, _Base(path, shape, default, dst), ())
+            return
         for key, value in src.items():
             old = dst.get(key, _MISSING)
             if strategic and self._by_strategy(dst, key, value, old, path, origin, shape, default):
@@ -128,6 +140,35 @@ class Merger:
                 dst[key] = value
                 if origins is not None:
                     origins.replace((*path, key), origin, old)
+
+    def _merge_switching(
+        self, dst: dict[str, Any], src: dict[str, Any], base: _Base, below: tuple[str, ...]
+    ) -> None:
+        """The plain merge, but a table that sets a union's tag first switches its variant.
+
+        Only a table that merges onto one already there can switch (one stored whole drops
+        nothing), and only one with a key named as a tag: the shape is found for those alone.
+        """
+        tags = self._tags
+        for key, value in src.items():
+            if isinstance(value, dict):
+                old = dst.get(key)
+                if isinstance(old, dict):
+                    sub = (*below, key)
+                    if not tags.isdisjoint(value):
+                        self._switch_at(old, value, base, sub)
+                    self._merge_switching(old, value, base, sub)
+                    continue
+            elif isinstance(value, str) and value == MANDATORY and key in dst:
+                continue  # "???" never overrides what an earlier node set
+            dst[key] = value
+
+    def _switch_at(
+        self, dst: dict[str, Any], src: dict[str, Any], base: _Base, below: tuple[str, ...]
+    ) -> None:
+        shape, default = base.shape_at(below)
+        if shape.kind is Kind.UNION and shape.tag in src:
+            self.switch_variant(dst, src[shape.tag], (*base.path, *below), shape, default)
 
     def _by_strategy(
         self,
@@ -283,6 +324,24 @@ def shape_below(shape: Shape, node: dict[str, Any], key: str, default: Any) -> t
     if kind is Kind.DICT:
         return shape.item or ANY, NO_DEFAULT
     return ANY, NO_DEFAULT
+
+
+class _Base:
+    """Where a merge started: the table at `path`, its shape and default. Shapes below it are
+    found from here, for the few tables that need them."""
+
+    def __init__(self, path: KeyPath, shape: Shape, default: Any, table: dict[str, Any]) -> None:
+        self.path = path
+        self.shape = shape
+        self.default = default
+        self.table = table
+
+    def shape_at(self, below: tuple[str, ...]) -> tuple[Shape, Any]:
+        shape, default, node = self.shape, self.default, self.table
+        for key in below:
+            shape, default = shape_below(shape, node, key, default)
+            node = node[key]
+        return shape, default
 
 
 def _default_model(default: Any) -> Any:

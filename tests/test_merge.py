@@ -3,13 +3,22 @@ and deletion (contract §2, §7)."""
 
 from __future__ import annotations
 
+import copy
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from schemas import AdamWConfig, EnvConfig, MuonConfig, RLConfig
+from strategies import rich_schemas
 
-from compose import ComposeError, ComposeWarning, UnknownKeyError, compose, parse
+from compose import BaseConfig, ComposeError, ComposeWarning, UnknownKeyError, compose, parse
+from compose._defaults import to_plain
+from compose._merge import Merger
+from compose._origin import FlagSource, Origins
+from compose._schema import NO_DEFAULT
+from compose._types import shape_of
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -272,3 +281,38 @@ def test_delete_a_list_element(write: WriteFile) -> None:
 def test_delete_schemaless(write: WriteFile) -> None:
     write("a.toml", "a = 1\n[t]\nb = 2\nc = 3\n")
     assert compose(["a.toml"], ["~t.b", "~a", "~nothing.here"]) == {"t": {"c": 3}}
+
+
+# --- merging without records is merging with them -----------------------------------------------
+
+
+def _thinned(value: Any, data: st.DataObject) -> Any:
+    """A node sets some keys only: keys dropped at any depth (union tags too, now and then)."""
+    if isinstance(value, list):
+        return [_thinned(item, data) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {k: _thinned(v, data) for k, v in value.items() if data.draw(st.integers(0, 3)) > 0}
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@given(pair=rich_schemas(), data=st.data())
+def test_a_composition_merges_as_its_recording_replay_does(
+    pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
+) -> None:
+    """The composition merges without records, switching a union only where a table sets a
+    tag; the replay that finds origins walks every table with its shape. Same trees."""
+    schema, values = pair
+    nodes = [
+        _thinned(to_plain(data.draw(values)), data) for _ in range(data.draw(st.integers(2, 4)))
+    ]
+    root = shape_of(schema)
+    trees = []
+    for origins in (None, Origins()):
+        merger = Merger(root, str, origins, origins_at=lambda _: Origins())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for node in copy.deepcopy(nodes):
+                merger.merge_at((), node, FlagSource("--x"), root, NO_DEFAULT)
+        trees.append(merger.tree)
+    assert trees[0] == trees[1]
