@@ -4,17 +4,16 @@ Before validation one walk beside the schema does what only the schema knows: `"
 None where the type admits it, a union section without a tag gets its default variant's, and a
 section whose class default is a customised instance keeps that instance's values under what the
 nodes set; unknown keys are reported with a hint. When no node can hold "None" text (the usual
-case) the walk is lean: it visits only the sections below which a union's tag or a customised
-default may need it (known per class), and leaves unknown keys to Pydantic. Pydantic then
-validates once. Only if something is wrong does a second walk check every section's keys, so
-that unknown keys are reported as before: in the files' order, with their hints. Each of
-Pydantic's errors is mapped to the key in CLI form, the value and the node that set it.
+case) binding does only what `_fill` does, where a class says it may be needed, and leaves
+unknown keys to Pydantic. Pydantic then validates once. Only if something is wrong does the walk
+run, lean (sections only: a section with no sections below costs one check of its keys), so that
+unknown keys are reported in the files' order, with their hints. Each of Pydantic's errors is
+mapped to the key in CLI form, the value and the node that set it.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
@@ -23,6 +22,7 @@ from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT
 from compose._defaults import has_none_text_defaults
+from compose._fill import fill, keep_customised_default
 from compose._graph import Composed
 from compose._origin import Origins
 from compose._schema import (
@@ -30,13 +30,12 @@ from compose._schema import (
     ModelPlan,
     child_default,
     default_tag,
-    models_below,
     plan_of,
     suggest,
     unknown_key,
 )
 from compose._tree import KeyPath, Seg
-from compose._types import ANY, Kind, Shape, innermost
+from compose._types import ANY, Kind, Shape
 from compose.errors import (
     ComposeError,
     ConfigValidationError,
@@ -51,29 +50,34 @@ def bind(composed: Composed, schema: type[M], *, flags_may_hold_none: bool = Tru
     """The validated instance of `schema`; every problem raised at once as `ComposeError`.
 
     `flags_may_hold_none=False` says no flag's text spells "None" (see `may_spell_none`): with
-    no such text anywhere, the preparing walk visits only what may hold sections.
+    no such text anywhere, only `fill` prepares the tree.
     """
-    lean = not flags_may_hold_none and not _may_hold_none(composed, schema)
-    binder = _Binder(composed, lean, check_keys=not lean)
-    tree = binder.prepare(composed.tree, composed.root, NO_DEFAULT, ())
+    tree = composed.tree
+    binder = None
+    if not flags_may_hold_none and not _may_hold_none(composed, schema):
+        filled = fill(tree, composed.root, NO_DEFAULT)
+    else:
+        binder = _Binder(composed, lean=False)
+        tree = binder.prepare(tree, composed.root, NO_DEFAULT, ())
+        filled = not binder.errors
     try:
         instance = schema.model_validate(tree)
     except pydantic.ValidationError as error:
         raise gather(_errors(composed, binder, tree, error)) from None
-    if binder.errors or composed.pending:
+    if not filled or composed.pending:
         raise gather(_errors(composed, binder, tree, None))
     return instance
 
 
 def _errors(
-    composed: Composed, binder: _Binder, tree: Any, error: pydantic.ValidationError | None
+    composed: Composed, binder: _Binder | None, tree: Any, error: pydantic.ValidationError | None
 ) -> list[ComposeError]:
     """All that is wrong, in order: the CLI node's, the walk's, then Pydantic's other errors.
 
-    A lean walk left unknown keys to Pydantic: walking the prepared tree again, checking keys
-    (what it filled in it finds there), reports them in the files' order with their hints.
+    After `fill` (no walk yet), the lean walk over the tree it filled finds the unknown keys
+    and sections with no variant, in the files' order, with their hints.
     """
-    if not binder.check_keys:
+    if binder is None:
         binder = _Binder(composed, lean=True)
         binder.prepare(tree, composed.root, NO_DEFAULT, ())
     errors = [*composed.pending, *binder.errors]
@@ -92,8 +96,7 @@ def _may_hold_none(composed: Composed, schema: type[BaseModel]) -> bool:
 def unknown_keys(composed: Composed) -> list[ComposeError]:
     """The unknown keys of a composition, checked without binding it (for `show`, `--help`).
 
-    The lean walk that checks keys suffices: unknown keys are found in sections, which it
-    visits all.
+    The lean walk suffices: unknown keys are found in sections, which it visits all.
     """
     binder = _Binder(composed, lean=True)
     binder.prepare(copy.deepcopy(composed.tree), composed.root, NO_DEFAULT, ())
@@ -113,12 +116,9 @@ def plain_nones(tree: Any) -> Any:
 
 
 class _Binder:
-    def __init__(self, composed: Composed, lean: bool, check_keys: bool = True) -> None:
+    def __init__(self, composed: Composed, lean: bool) -> None:
         self.composed = composed
         self.lean = lean  # no "None" text in the tree: only sections need a visit
-        # Lean and not checking keys: only the sections that may need a tag or a default's
-        # values (`_needed_fields`) are visited; Pydantic finds any unknown key.
-        self.check_keys = check_keys or not lean
         self.errors: list[ComposeError] = []
 
     def prepare(self, value: Any, shape: Shape, default: Any, path: KeyPath) -> Any:
@@ -130,8 +130,6 @@ class _Binder:
                 return self._section(value, shape, default, path)
             if kind is Kind.DICT or kind is Kind.ANY:
                 item = shape.item or ANY
-                if not self.check_keys and not _work_below(item):
-                    return value
                 if self.lean and _keys_only(item):
                     self._check_keys(value.items(), item, path)
                     return value
@@ -139,8 +137,6 @@ class _Binder:
                     value[key] = self.prepare(child, item, NO_DEFAULT, (*path, key))
         elif isinstance(value, list) and (kind is Kind.LIST or kind is Kind.ANY):
             item = shape.item or ANY
-            if not self.check_keys and not _work_below(item):
-                return value
             if self.lean and _keys_only(item):
                 self._check_keys(enumerate(value), item, path)
                 return value
@@ -180,16 +176,12 @@ class _Binder:
         if default is not NO_DEFAULT and not isinstance(default, model):
             default = NO_DEFAULT
         plan = plan_of(model)
-        if not self.check_keys:
-            customised = default is not NO_DEFAULT and default.model_fields_set
-            holding = plan.section_fields if customised else _needed_fields(model)
-            self._sections_below(node, plan, default, path, holding)
-        elif self.lean and node.keys() <= plan.fields.keys():
-            self._sections_below(node, plan, default, path, plan.section_fields)
+        if self.lean and node.keys() <= plan.fields.keys():
+            self._sections_below(node, plan, default, path)
         else:
             self._fields(node, shape, plan, default, path)
         if default is not NO_DEFAULT:
-            _keep_customised_default(node, default)
+            keep_customised_default(node, default)
         return node
 
     def _fields(
@@ -208,13 +200,12 @@ class _Binder:
                 )
 
     def _sections_below(
-        self, node: dict[str, Any], plan: ModelPlan, default: Any, path: KeyPath, fields: Fields
+        self, node: dict[str, Any], plan: ModelPlan, default: Any, path: KeyPath
     ) -> None:
-        """A section in a tree with no "None" text: only the `fields` below it that hold
-        sections (all of them, or those `_needed_fields` names)."""
-        holding: Collection[str] = fields
-        if len(fields) > 1:  # in the node's order, so that errors come in the files' order
-            holding = [key for key in node if key in fields]
+        """A section of known keys in a tree with no "None" text: only sections below it."""
+        holding: Collection[str] = plan.section_fields
+        if len(holding) > 1:  # in the node's order, so that errors come in the files' order
+            holding = [key for key in node if key in plan.section_fields]
         for key in holding:
             child = node.get(key)
             if isinstance(child, (dict, list)):  # tables and lists are prepared in place
@@ -254,58 +245,10 @@ class _Binder:
         self.errors.append(found.evolve(value=value, origin=origin))
 
 
-Fields = frozenset[str]
-
-
-@functools.cache
-def _needed_fields(model: type[BaseModel]) -> Fields:
-    """The fields of `model` under which a lean walk that leaves keys to Pydantic has work
-    when the section's default is not customised: a union's tag to fill in, or a customised
-    default's values to keep, in the field or below it."""
-    plan = plan_of(model)
-    return frozenset(
-        name
-        for name in plan.section_fields
-        if _customised(plan.fields[name].default) or _work_below(plan.fields[name].shape)
-    )
-
-
-@functools.cache
-def _work_below(shape: Shape) -> bool:
-    """Whether a value of `shape` (with no default of its own) may hold a union section with a
-    tag, or a section whose class default is customised. Known per class: `models_below`
-    ends on recursive schemas, and may count models a walk never reaches (a harmless visit)."""
-    inner = innermost(shape)
-    if inner.kind is Kind.UNION:
-        return bool(inner.tag)  # without one Pydantic chooses, and the walk stops there
-    return inner.model is not None and _has_work(inner.model)
-
-
-@functools.cache
-def _has_work(model: type[BaseModel]) -> bool:
-    return any(
-        innermost(field.shape).tag or _customised(field.default)
-        for current in models_below(model)
-        for field in plan_of(current).fields.values()
-        if field.name in plan_of(current).section_fields
-    )
-
-
-def _customised(default: Any) -> bool:
-    return isinstance(default, BaseModel) and bool(default.model_fields_set)
-
-
 def _keys_only(shape: Shape) -> bool:
     """A model with no sections below it: with no "None" text, only its keys need a look."""
     model = shape.model
     return model is not None and shape.kind is Kind.MODEL and not plan_of(model).section_fields
-
-
-def _keep_customised_default(node: dict[str, Any], default: BaseModel) -> None:
-    """A section's default instance with fields set by its author: nodes set the rest on top."""
-    for name in default.model_fields_set:
-        if name not in node:
-            node[name] = copy.deepcopy(getattr(default, name))
 
 
 def _map_errors(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 from schemas import EnvConfig, InferenceConfig, MuonConfig, RLConfig, SamplingConfig, Scalars
 from strategies import rich_schemas
 
@@ -300,6 +300,40 @@ def test_a_tag_and_a_customised_default_below_an_uncustomised_section() -> None:
     config = _bound(Reaches, {"trainers": [{"optim": {"lr": 0.3}}]}, lean=True)
     assert config == Reaches(trainers=[Trainer(optim=Adam(lr=0.3))]).model_dump()
     assert _bound(Reaches, {"tuned": {"leaf": {}}}, lean=True) == Reaches().model_dump()
+
+
+def _pick(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("type") or ("sgd" if "momentum" in value else "adam"))
+    return str(value.type)
+
+
+class Picked(BaseConfig):
+    optim: Annotated[
+        Annotated[Adam, Tag("adam")] | Annotated[Sgd, Tag("sgd")], Discriminator(_pick)
+    ]
+
+
+class TwoUnions(BaseConfig):
+    first: Annotated[Adam | Sgd, Field(discriminator="type")]
+    trainer: Trainer = Trainer()
+
+
+def test_a_section_with_no_variant_leaves_the_other_tags_filled() -> None:
+    """One error only: the section after it still gets its default variant's tag."""
+    tree = {"first": {"lr": 1.0}, "trainer": {"optim": {"lr": 0.2}}}
+    assert _bound(TwoUnions, tree, lean=True) == (
+        "--first: no variant chosen: set --first.type to one of adam, sgd"
+    )
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_union_section_with_no_variant_chosen_is_refused_by_either_walk(lean: bool) -> None:
+    """A callable discriminator would pick one; composition still asks for the tag, with or
+    without "None" text in the tree (the full walk runs then), so the two never disagree."""
+    assert _bound(Picked, {"optim": {"momentum": 0.5}}, lean=lean) == (
+        "--optim: no variant chosen: set --optim.type to one of adam, sgd"
+    )
 
 
 # --- flags: a walk is reused only where the tree cannot change it --------------------------------
