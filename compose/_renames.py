@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -95,10 +95,11 @@ def _move_in(node: Any, shape: Shape, path: KeyPath, source: FileSource, moves: 
             if old in node:
                 _move_one(node, old, new, path, source, moves)
         leading = _fields_with_renames(model)
-        for name, value in list(node.items()):  # in the file's order: warnings come in it
-            field_shape = leading.get(name)
-            if field_shape is not None:
-                _move_below(value, field_shape, (*path, name), source, moves)
+        names: Collection[str] = leading.keys() & node.keys()
+        if len(names) > 1:  # in the file's order: warnings come in it
+            names = [name for name in node if name in names]
+        for name in names:
+            _move_below(node[name], leading[name], (*path, name), source, moves)
 
 
 def _move_below(
