@@ -28,7 +28,7 @@ from compose._merge import MANDATORY, Halted, Merger
 from compose._origin import DEFAULT, EnvSource, FileSource, FlagSource, Moved, Origins
 from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, tag_names, walk
-from compose._search import SearchPath, find_file
+from compose._search import SearchPath
 from compose._sources import load_file, parse_file
 from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape, shape_of
@@ -205,7 +205,7 @@ def _load(
     """
     source = next(cached, None)
     if source is None:
-        table, source = load_file(find_file(name, composed.search_path), prefix)
+        table, source = load_file(name, prefix, composed.search_path)
         text = source.text
     else:
         text = source.text

@@ -7,8 +7,8 @@ directory, then each directory of `$COMPOSE_PATH`: `--trainer.optim @ optim/muon
 `conf/optim/muon.toml` as Hydra finds a config group's option. An `_include_` entry looks in
 the including file's directory first.
 
-A name found as written costs one `stat`; the search (and the environment variable) is looked at
-only for a name that is not.
+A file node's name is read as written first (`_sources`): the search, and the environment
+variable, are looked at only for a name that is not there.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ file as the user wrote it; nothing past this module sees a raw `OSError` or `TOM
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import Any
@@ -14,31 +15,76 @@ import tomli
 
 from compose._formats import JSON, TOML, format_of, parse_json, parse_yaml
 from compose._origin import FileSource
+from compose._search import SearchPath, find_file
 from compose._tree import MAX_DEPTH, KeyPath, too_deep
 from compose.errors import SourceError
 
 
 def read_text(shown: str) -> str:
     """The UTF-8 text of the file the user named `shown` (a path, relative to the cwd)."""
-    return _read(shown)[0]
-
-
-def _read(shown: str) -> tuple[str, bool]:
-    """The text of `shown`, and whether it is a regular file (one that can be read again)."""
     try:
-        with open(shown, "rb") as handle:
-            regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
-            data = handle.read()
-    except FileNotFoundError:
-        raise SourceError("file not found", origin=shown, hint=_where(shown)) from None
-    except IsADirectoryError:
-        raise SourceError("is a directory, not a file", origin=shown) from None
-    except PermissionError:
-        raise SourceError("permission denied", origin=shown) from None
-    except (OSError, ValueError) as error:  # symlink loops, NUL bytes, names too long
-        reason = getattr(error, "strerror", None) or str(error)
-        raise SourceError(f"cannot be read: {reason}", origin=shown) from None
-    return _decode(shown, data), regular
+        data, _ = _read_bytes(shown)
+    except (OSError, ValueError) as error:
+        raise _unreadable(shown, error) from None
+    return _decode(shown, data)
+
+
+def _read(name: str, search_path: SearchPath) -> tuple[str, str, bool]:
+    """The file `name` means (as shown), its text, and whether it is a regular file (one that
+    can be read again). A name not there as written is looked up on the search path."""
+    shown = name
+    try:
+        data, regular = _read_bytes(name)
+    except (FileNotFoundError, IsADirectoryError) as missing:
+        shown = find_file(name, search_path)  # raises, naming the directories, if not found
+        if shown == name:
+            raise _unreadable(name, missing) from None
+        try:
+            data, regular = _read_bytes(shown)
+        except (OSError, ValueError) as error:
+            raise _unreadable(shown, error) from None
+    except (OSError, ValueError) as error:
+        raise _unreadable(name, error) from None
+    return shown, _decode(shown, data), regular
+
+
+def _read_bytes(path: str) -> tuple[bytes, bool]:
+    """The bytes of the file at `path`, and whether it is a regular file.
+
+    Read with `os` calls: `open()` builds two file objects and makes five more system calls
+    (an `isatty` probe, two seeks, a second `fstat`, a last read), for the few KB of a config.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        status = os.fstat(fd)
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        regular = stat.S_ISREG(status.st_mode)
+        data = os.read(fd, status.st_size + 1 if regular else _CHUNK)
+        if not regular or len(data) > status.st_size:  # a pipe, or a file that grew: to EOF
+            chunks = [data]
+            while chunk := os.read(fd, _CHUNK):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    return data, regular
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 16
+
+
+def _unreadable(shown: str, error: BaseException) -> SourceError:
+    if isinstance(error, FileNotFoundError):
+        return SourceError("file not found", origin=shown, hint=_where(shown))
+    if isinstance(error, IsADirectoryError):
+        return SourceError("is a directory, not a file", origin=shown)
+    if isinstance(error, PermissionError):
+        return SourceError("permission denied", origin=shown)
+    # symlink loops, NUL bytes, names too long
+    reason = getattr(error, "strerror", None) or str(error)
+    return SourceError(f"cannot be read: {reason}", origin=shown)
 
 
 def _where(shown: str) -> str | None:
@@ -56,13 +102,16 @@ def _decode(shown: str, data: bytes) -> str:
         raise SourceError(f"not valid UTF-8 (byte 0x{byte})", origin=f"{shown}:{line}") from None
 
 
-def load_file(shown: str, prefix: KeyPath = ()) -> tuple[dict[str, Any], FileSource]:
-    """Parse one file node; the source can read the text again to find lines on demand.
+def load_file(
+    name: str, prefix: KeyPath = (), search_path: SearchPath = ()
+) -> tuple[dict[str, Any], FileSource]:
+    """Parse one file node (`name` as written, else found on the search path); the source can
+    read the text again to find lines on demand.
 
     Only a regular file is read again: a pipe (`@ <(generate)`) has nothing more to give, so
     its source keeps the text.
     """
-    text, regular = _read(shown)
+    shown, text, regular = _read(name, search_path)
     return parse_file(shown, text), FileSource(shown, text, prefix, read_text if regular else None)
 
 

@@ -456,12 +456,12 @@ def test_unreadable_file(write: WriteFile, tmp_path: Path) -> None:
 
 
 def _denied(call: Callable[[], Any]) -> Any:
-    """`call()` with `open` in compose._sources refusing as the kernel does (in the child only)."""
+    """`call()` with `os.open` refusing as the kernel does (in the child only: it runs there)."""
 
     def refuse(path: Any, *args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied", os.fspath(path))
 
-    compose._sources.open = refuse  # type: ignore[attr-defined]
+    os.open = refuse  # type: ignore[assignment]
     return call()
 
 
