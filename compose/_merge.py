@@ -149,6 +149,9 @@ class Merger:
         Only a table that merges onto one already there can switch (one stored whole drops
         nothing), and only one with a key named as a tag: the shape is found for those alone.
         """
+        if not dst:
+            dst.update(src)  # every key new: stored as it is, as the loop below would
+            return
         tags = self._tags
         for key, value in src.items():
             if isinstance(value, dict):
@@ -257,6 +260,9 @@ def merge_plain(dst: dict[str, Any], src: dict[str, Any]) -> None:
 
     Tables met in both merge; any other value replaces, except `???` over a value already set.
     """
+    if not dst:
+        dst.update(src)  # every key new: stored as it is, as the loop below would
+        return
     for key, value in src.items():
         if isinstance(value, dict):
             old = dst.get(key)
