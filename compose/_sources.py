@@ -61,7 +61,9 @@ def _read_bytes(path: str) -> tuple[bytes, bool]:
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         regular = stat.S_ISREG(status.st_mode)
         data = os.read(fd, status.st_size + 1 if regular else _CHUNK)
-        if not regular or len(data) > status.st_size:  # a pipe, or a file that grew: to EOF
+        # One read suffices when it gives the size fstat said; else (a pipe, a short read, a
+        # file that grew or shrank, a /proc file that says 0) read on to the end
+        if not regular or len(data) != status.st_size:
             chunks = [data]
             while chunk := os.read(fd, _CHUNK):
                 chunks.append(chunk)

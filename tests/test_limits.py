@@ -30,13 +30,13 @@ from schemas import RLConfig
 
 import compose
 import compose._interp
-import compose._sources
 from compose import (
     ComposeError,
     InterpolationError,
     SourceError,
 )
 from compose._command import main
+from compose._sources import read_text
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -481,6 +481,35 @@ def test_fifo_fed_by_a_writer(write: WriteFile, tmp_path: Path) -> None:
         return compose.compose([str(fifo)], schema=RLConfig).seed
 
     assert isolated(run).result == 5
+
+
+def test_a_pipe_larger_than_one_read(write: WriteFile, tmp_path: Path) -> None:
+    """A pipe gives its text in pieces (64 KiB at most): every piece is read, in order."""
+    fifo = tmp_path / "big.toml"
+    os.mkfifo(fifo)
+    lines = [f"k{index} = {index}\n" for index in range(30_000)]  # about 400 KB
+
+    def feed() -> None:
+        with open(fifo, "w", encoding="utf-8") as stream:
+            for line in lines:
+                stream.write(line)
+
+    writer = threading.Thread(target=feed, daemon=True)
+
+    def run() -> object:
+        writer.start()
+        return compose.compose([str(fifo)])
+
+    assert isolated(run).result == {f"k{index}": index for index in range(30_000)}
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_file_is_read_to_its_end_whatever_size_it_says() -> None:
+    """Files of /proc say they hold 0 bytes (and a file may grow while read): all is read."""
+    text = read_text("/proc/self/status")
+    assert text.startswith("Name:")
+    assert "\nPid:" in text
+    assert text.endswith("\n")
 
 
 @pytest.mark.parametrize("links", [("self",), ("one", "two")], ids=["self", "two"])
