@@ -255,6 +255,15 @@ def test_a_name_that_exists_as_written_wins_over_the_search_path(write: WriteFil
     assert compose(["optim/muon"], search_path=["conf"]) == {"where": "conf"}
 
 
+def test_a_directory_of_that_name_gives_way_to_a_file_on_the_search_path(
+    write: WriteFile,
+) -> None:
+    """`@ optim` with a directory `optim` here and `conf/optim.toml`: the file is read."""
+    write("optim/muon.toml", "where = 'cwd'\n")
+    write("conf/optim.toml", "where = 'conf'\n")
+    assert compose(["optim"], search_path=["conf"]) == {"where": "conf"}
+
+
 def test_the_search_order_is_app_dirs_then_cwd_then_compose_path(
     write: WriteFile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
