@@ -255,7 +255,9 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
 class _Choice:
     """A step into a union section: which model `section_model` gave, and what it was given."""
 
-    def __init__(self, depth: int, shape: Shape, default: Any, name: str, model: Any) -> None:
+    def __init__(
+        self, depth: int, shape: Shape, default: Any, name: str, model: type[BaseModel] | None
+    ) -> None:
         self.depth = depth  # the union section is at `target.path[:depth]`
         self.shape = shape
         self.default = default
@@ -264,6 +266,8 @@ class _Choice:
 
 
 class _KeptWalk:
+    """A walk's target, with the union choices that led to it (none: it holds for any tree)."""
+
     def __init__(self, root: Shape, target: Target, choices: tuple[_Choice, ...]) -> None:
         self.root = root  # keeps the root alive, so that its id in the key stays its own
         self.target = target
