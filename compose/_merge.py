@@ -123,7 +123,9 @@ class Merger:
             self.switch_variant(dst, src[shape.tag], path, shape, default)
         strategic = holds_strategies(shape)
         if origins is None and not strategic:  # only a union's tag needs the schema below
-            self._merge_switching(dst, src, _Base(path, shape, default, dst), ())
+            merge_plain(
+                dst, src, functools.partial(self._switch_at, _Base(path, shape, default, dst))
+            )
             return
         for key, value in src.items():
             old = dst.get(key, _MISSING)
@@ -141,34 +143,14 @@ class Merger:
                 if origins is not None:
                     origins.replace((*path, key), origin, old)
 
-    def _merge_switching(
-        self, dst: dict[str, Any], src: dict[str, Any], base: _Base, below: tuple[str, ...]
-    ) -> None:
-        """The plain merge, but a table that sets a union's tag first switches its variant.
-
-        Only a table that merges onto one already there can switch (one stored whole drops
-        nothing), and only one with a key named as a tag: the shape is found for those alone.
-        """
-        if not dst:
-            dst.update(src)  # every key new: stored as it is, as the loop below would
-            return
-        tags = self._tags
-        for key, value in src.items():
-            if isinstance(value, dict):
-                old = dst.get(key)
-                if isinstance(old, dict):
-                    sub = (*below, key)
-                    if not tags.isdisjoint(value):
-                        self._switch_at(old, value, base, sub)
-                    self._merge_switching(old, value, base, sub)
-                    continue
-            elif isinstance(value, str) and value == MANDATORY and key in dst:
-                continue  # "???" never overrides what an earlier node set
-            dst[key] = value
-
     def _switch_at(
-        self, dst: dict[str, Any], src: dict[str, Any], base: _Base, below: tuple[str, ...]
+        self, base: _Base, dst: dict[str, Any], src: dict[str, Any], below: tuple[str, ...]
     ) -> None:
+        """Before `src` merges onto the table `dst` (at `below` from the merge's start): if it
+        sets a union's tag there, switch the variant. Only a key named as a tag can: the shape
+        is found for those tables alone."""
+        if self._tags.isdisjoint(src):
+            return
         shape, default = base.shape_at(below)
         if shape.kind is Kind.UNION and shape.tag in src:
             self.switch_variant(dst, src[shape.tag], (*base.path, *below), shape, default)
@@ -255,10 +237,22 @@ class Merger:
             del node[last]
 
 
-def merge_plain(dst: dict[str, Any], src: dict[str, Any]) -> None:
+# Told of each table about to merge onto one already there: (that table, the new one, its path
+# from where the merge started). Only such a table can switch a union's variant: one stored
+# whole drops nothing.
+OnTable = Callable[[dict[str, Any], dict[str, Any], tuple[str, ...]], None]
+
+
+def merge_plain(
+    dst: dict[str, Any],
+    src: dict[str, Any],
+    on_table: OnTable | None = None,
+    below: tuple[str, ...] = (),
+) -> None:
     """`src` into `dst` where no schema applies: the least a deep merge does, and `???`.
 
     Tables met in both merge; any other value replaces, except `???` over a value already set.
+    `on_table`, if given, is told of each table met in both before it merges (`OnTable`).
     """
     if not dst:
         dst.update(src)  # every key new: stored as it is, as the loop below would
@@ -267,7 +261,12 @@ def merge_plain(dst: dict[str, Any], src: dict[str, Any]) -> None:
         if isinstance(value, dict):
             old = dst.get(key)
             if isinstance(old, dict):
-                merge_plain(old, value)
+                if on_table is None:
+                    merge_plain(old, value)
+                else:
+                    sub = (*below, key)
+                    on_table(old, value, sub)
+                    merge_plain(old, value, on_table, sub)
                 continue
         elif isinstance(value, str) and value == MANDATORY and key in dst:
             continue
