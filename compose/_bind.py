@@ -22,14 +22,13 @@ from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT
 from compose._defaults import has_none_text_defaults
-from compose._fill import fill, keep_customised_default
+from compose._fill import fill, fill_tag, keep_customised_default
 from compose._graph import Composed
 from compose._origin import Origins
 from compose._schema import (
     NO_DEFAULT,
     ModelPlan,
     child_default,
-    default_tag,
     plan_of,
     suggest,
     unknown_key,
@@ -217,16 +216,10 @@ class _Binder:
     ) -> type[BaseModel] | None:
         if shape.model is not None:
             return shape.model
-        tag = shape.tag
-        if tag is None:
-            return None  # a union Pydantic tells apart by itself
-        if tag not in node:
-            chosen = default_tag(shape, default)
-            if chosen is None:
-                self._no_variant(shape, path)
-                return None
-            node[tag] = chosen
-        return shape.variant(node[tag])
+        model = fill_tag(node, shape, default)
+        if model is None and shape.tag is not None and shape.tag not in node:
+            self._no_variant(shape, path)
+        return model
 
     def _no_variant(self, shape: Shape, path: KeyPath) -> None:
         names = ", ".join(name for name, _ in shape.variants)

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._schema import NO_DEFAULT, default_tag, models_below, plan_of
+from compose._schema import NO_DEFAULT, FieldPlan, any_field_below, default_tag, plan_of
 from compose._types import Kind, Shape, innermost
 
 # (field name, its shape, its class default) for each field that may need a visit
@@ -28,7 +28,7 @@ def fill(node: dict[str, Any], shape: Shape, default: Any) -> bool:
     that checks keys names it)."""
     model = shape.model
     if model is None:
-        model = _fill_tag(node, shape, default)
+        model = fill_tag(node, shape, default)
         if model is None:
             return shape.tag is None  # a union Pydantic tells apart by itself: nothing to fill
     if default is NO_DEFAULT or not isinstance(default, model) or not default.model_fields_set:
@@ -75,8 +75,9 @@ def _fill_all(values: Any, item: Shape) -> bool:
     return filled
 
 
-def _fill_tag(node: dict[str, Any], shape: Shape, default: Any) -> type[BaseModel] | None:
-    """The variant of a union section, its default's tag filled in if the nodes set none."""
+def fill_tag(node: dict[str, Any], shape: Shape, default: Any) -> type[BaseModel] | None:
+    """The variant of a union section, its default's tag filled in if the nodes set none;
+    None for a union Pydantic tells apart by itself, or one with no variant chosen."""
     tag = shape.tag
     if tag is None:
         return None
@@ -111,7 +112,7 @@ def _needed(model: type[BaseModel]) -> Needed:
 @functools.cache
 def work_below(shape: Shape) -> bool:
     """Whether a value of `shape` (with no default of its own) may hold a union section with a
-    tag, or a section whose class default is customised. Known per class: `models_below`
+    tag, or a section whose class default is customised. Known per class: `any_field_below`
     ends on recursive schemas, and may count models a walk never reaches (a harmless visit)."""
     inner = innermost(shape)
     if inner.kind is Kind.UNION:
@@ -121,12 +122,14 @@ def work_below(shape: Shape) -> bool:
 
 @functools.cache
 def _has_work(model: type[BaseModel]) -> bool:
-    return any(
-        innermost(field.shape).tag or _customised(field.default)
-        for current in models_below(model)
-        for field in plan_of(current).fields.values()
-        if field.name in plan_of(current).section_fields
-    )
+    return any_field_below(model, _may_need_a_visit)
+
+
+def _may_need_a_visit(field: FieldPlan) -> bool:
+    """A union section with a tag, or a section whose class default is customised."""
+    if field.name not in plan_of(field.owner).section_fields:
+        return False  # only sections: a scalar field's default factory is never called here
+    return bool(innermost(field.shape).tag) or _customised(field.default)
 
 
 def _customised(default: Any) -> bool:
