@@ -22,11 +22,7 @@ from compose.errors import SourceError
 
 def read_text(shown: str) -> str:
     """The UTF-8 text of the file the user named `shown` (a path, relative to the cwd)."""
-    try:
-        data, _ = _read_bytes(shown)
-    except (OSError, ValueError) as error:
-        raise _unreadable(shown, error) from None
-    return _decode(shown, data)
+    return _decode(shown, _bytes_of(shown)[0])
 
 
 def _read(name: str, search_path: SearchPath) -> tuple[str, str, bool]:
@@ -39,13 +35,18 @@ def _read(name: str, search_path: SearchPath) -> tuple[str, str, bool]:
         shown = find_file(name, search_path)  # raises, naming the directories, if not found
         if shown == name:
             raise _unreadable(name, missing) from None
-        try:
-            data, regular = _read_bytes(shown)
-        except (OSError, ValueError) as error:
-            raise _unreadable(shown, error) from None
+        data, regular = _bytes_of(shown)
     except (OSError, ValueError) as error:
         raise _unreadable(name, error) from None
     return shown, _decode(shown, data), regular
+
+
+def _bytes_of(shown: str) -> tuple[bytes, bool]:
+    """`_read_bytes`, every OS failure a `SourceError` naming `shown`."""
+    try:
+        return _read_bytes(shown)
+    except (OSError, ValueError) as error:
+        raise _unreadable(shown, error) from None
 
 
 def _read_bytes(path: str) -> tuple[bytes, bool]:
