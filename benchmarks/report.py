@@ -273,7 +273,7 @@ def interp_table(results: Results) -> list[str]:
     return md_table(["workload", "K", *names], rows)
 
 
-def rl_example_lines(found: dict[str, Any] | None) -> list[str]:
+def rl_example_lines(found: dict[str, Any] | None, counts: dict[str, Any] | None) -> list[str]:
     if not found:
         return []
     ratio = found["compose_s"] / found["floor_s"]
@@ -282,9 +282,21 @@ def rl_example_lines(found: dict[str, Any] | None) -> list[str]:
         f"The example rl schema (`RLConfig`), in process: `{found['command']}` through "
         f"`compose.parse` {fmt_time(found['compose_s'])}, the floor {fmt_time(found['floor_s'])} "
         f"(the same files, with the optimizer's union tag written in: the floor cannot choose a "
-        f"default variant), compose / floor {ratio:.2f}x, called in turn; {agrees}.",
+        f"default variant), compose / floor {ratio:.2f}x, called in turn; {agrees}."
+        + _rl_instructions(counts),
         "",
     ]
+
+
+def _rl_instructions(counts: dict[str, Any] | None) -> str:
+    found = (counts or {}).get("rl_example", {})
+    if "compose" not in found or "floor" not in found:
+        return ""
+    a, b = found["compose"], found["floor"]
+    return (
+        f" In instructions per parse (callgrind): compose {a / 1e3:,.0f}k, "
+        f"the floor {b / 1e3:,.0f}k, {a / b:.2f}x."
+    )
 
 
 def interp_lines(results: Results, chain: dict[str, Any]) -> list[str]:
@@ -305,7 +317,14 @@ def interp_lines(results: Results, chain: dict[str, Any]) -> list[str]:
         if costs:
             parts = ", ".join(f"{w} {c * 1e6:.2f} µs" for w, c in costs.items())
             lines.append(f"(t(K) - t(0)) / K for {system}, from interleaved runs: {parts}.")
-    w = results.interp()[-1] if results.interp() else None
+    counted = chain.get("instructions", {}).get("per_ref", {})
+    if "compose" in counted and "floor" in counted:
+        a, b = counted["compose"], counted["floor"]
+        lines.append(
+            f"In instructions per reference (callgrind, (count(K) - count(0)) / K on "
+            f"{chain['instructions']['workload']}, in process): compose {a / 1e3:.1f}k, "
+            f"the floor {b / 1e3:.1f}k, compose / floor {a / b:.2f}x."
+        )
     small = [v for v in results.interp() if v.k and v.n == min(u.n for u in results.interp())]
     for peer in ("omegaconf", "omegaconf-tomli", "hydra"):
         for w in small[-1:]:
@@ -386,14 +405,24 @@ def goals(results: Results, cold: list[Timing], chain: dict[str, Any]) -> list[G
     return [
         floor_goal(results, typed=False),
         omegaconf_goal(results),
-        floor_goal(results, typed=True, rl_example=chain.get("rl_example")),
+        floor_goal(
+            results,
+            typed=True,
+            rl_example=chain.get("rl_example"),
+            rl_counts=chain.get("instructions", {}).get("rl_example"),
+        ),
         interp_goal(results, chain),
         cold_goal(cold),
         memory_goal(results),
     ]
 
 
-def floor_goal(results: Results, typed: bool, rl_example: dict[str, Any] | None = None) -> Goal:
+def floor_goal(
+    results: Results,
+    typed: bool,
+    rl_example: dict[str, Any] | None = None,
+    rl_counts: dict[str, Any] | None = None,
+) -> Goal:
     """The N x M grid; typed, the example rl schema too (the issue names both schemas)."""
     kind = "typed" if typed else "schema-less"
     name = f"{kind} compose within {GOAL_FLOOR_RATIO}x of the floor"
@@ -406,6 +435,9 @@ def floor_goal(results: Results, typed: bool, rl_example: dict[str, Any] | None 
     worst = max(known, key=lambda k: known[k])
     over = [f"{k} {v:.2f}x" for k, v in known.items() if v > GOAL_FLOOR_RATIO]
     detail = f"worst {worst} {known[worst]:.2f}x, best {min(known.values()):.2f}x"
+    counted = rl_counts or {}
+    if rl_example and "compose" in counted and "floor" in counted:
+        detail += f"; the rl example in instructions {counted['compose'] / counted['floor']:.2f}x"
     if over:
         detail += f"; over: {', '.join(over)}"
     return Goal(name, "missed" if over else "met", detail)
@@ -483,7 +515,20 @@ def interp_goal(results: Results, chain: dict[str, Any]) -> Goal:
     alone = chain.get("per_ref_s", {}).get("compose_resolution")
     if alone:  # the same goal read as the resolution step only, for the record
         detail += f"; resolution alone, in-process: {alone * 1e6:.2f} µs/ref = {alone / base:.1f}x"
+    detail += _against_floor_per_reference(results, costs, chain)
     return Goal(name, "met" if worst <= GOAL_INTERP else "missed", detail)
+
+
+def _against_floor_per_reference(
+    results: Results, costs: dict[str, float], chain: dict[str, Any]
+) -> str:
+    """For the record, not judged: compose's cost per reference against the floor's own."""
+    floor = results.per_reference("floor")
+    parts = [f"{w} {c / floor[w]:.2f}x" for w, c in costs.items() if floor.get(w)]
+    counted = chain.get("instructions", {}).get("per_ref", {})
+    if "compose" in counted and "floor" in counted:
+        parts.append(f"in instructions {counted['compose'] / counted['floor']:.2f}x")
+    return f"; against the floor's cost per reference: {', '.join(parts)}" if parts else ""
 
 
 def cold_goal(cold: list[Timing]) -> Goal:
@@ -713,7 +758,7 @@ def markdown(
     lines += timing_table(results, results.grid(False))
     lines += ["## Typed: the same shapes bound onto the 514-field schema", ""]
     lines += timing_table(results, results.grid(True))
-    lines += rl_example_lines(chain.get("rl_example"))
+    lines += rl_example_lines(chain.get("rl_example"), chain.get("instructions"))
     lines += ["## Interpolation: K references in the last file", ""]
     lines += interp_table(results)
     lines += interp_lines(results, chain)

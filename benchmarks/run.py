@@ -3,7 +3,8 @@
 Generates the workloads (workloads.py), runs every workload x system in fresh worker processes
 (worker.py, adapters in peers.py) with a per-cell timeout, checks that every system produced the
 same data as compose, times whole-process cold starts (coldstart.py), measures interpolation per
-reference against a plain dict lookup chain, profiles compose on the largest workloads, and
+reference against a plain dict lookup chain, counts instructions with callgrind where it can
+(counted.py), profiles compose on the largest workloads, and
 writes `results/RESULTS.md`, `results/results.json` and `results/time_vs_leaves.png` (report.py).
 
 `--quick` (for CI) runs tiny workloads once each on every installed system, writes its report
@@ -21,12 +22,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import coldstart
+import counted
 import peers
 import report
 from workloads import Paths, Workload, write_schema, write_workload
@@ -412,11 +415,11 @@ RL_FILES = ("examples/reverse_text/rl.toml", "examples/reverse_text/debug.toml")
 RL_FLAG = ("--trainer.optim.lr", "1e-5")
 
 
-def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
-    """The example rl schema, in-process: the README's main job (two files and a flag) through
-    `compose.parse`, against the floor on the same files, called in turn. The floor cannot
-    choose a union's default variant, so its copy of rl.toml has that tag written in; it sets
-    the flag's text, which `model_validate` converts, as in the other typed runs."""
+def rl_example_runs(workdir: Path) -> tuple[Callable[[], Any], Callable[[], Any], str]:
+    """The README's main job through `compose.parse`, the floor on the same files, and the
+    command they stand for. The floor cannot choose a union's default variant, so its copy of
+    rl.toml has that tag written in; it sets the flag's text, which `model_validate` converts,
+    as in the other typed runs."""
     sys.path.insert(0, str(HERE.parent / "examples"))
     import tomli  # noqa: PLC0415
     from rl_app.config.rl import RLConfig  # noqa: PLC0415
@@ -440,6 +443,14 @@ def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     def composed() -> Any:
         return compose.parse(RLConfig, argv)
 
+    command = "rl " + " ".join([*(f"@ {name}" for name in RL_FILES), *RL_FLAG])
+    return composed, floor, command
+
+
+def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
+    """The example rl schema, in-process: the README's main job against the floor on the same
+    files (`rl_example_runs`), called in turn."""
+    composed, floor, command = rl_example_runs(workdir)
     agrees = composed().model_dump() == floor().model_dump()
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(20 if plan.quick else 2000):
@@ -448,8 +459,28 @@ def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
             run()
             found.append(time.perf_counter() - start)
     compose_s, floor_s = statistics.median(times[0]), statistics.median(times[1])
-    command = "rl " + " ".join([*(f"@ {name}" for name in RL_FILES), *RL_FLAG])
     return {"command": command, "compose_s": compose_s, "floor_s": floor_s, "agrees": agrees}
+
+
+def instruction_counts(workdir: Path, plan: Plan) -> dict[str, Any]:
+    """Callgrind's instructions per call (`counted.py`), where valgrind can count: compose and
+    the floor per interpolation reference ((count(K) - count(0)) / K on the largest
+    interpolation workload), and on the rl example. Two at a time: counts ignore the load."""
+    w, base = Workload(*plan.interp[-1], k=max(plan.ks)), Workload(*plan.interp[-1])
+    specs: dict[tuple[str, str], dict[str, Any]] = {}
+    for system in ("compose", "floor"):
+        for label, workload in (("k", w), ("0", base)):
+            specs[system, label] = {"cell": cell_spec(Cell(workload, system), workdir, False, plan)}
+        specs[system, "rl"] = {"rl_example": str(workdir), "side": system}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        counts = dict(zip(specs, pool.map(counted.count, specs.values()), strict=True))
+    per_ref = {}
+    for system in ("compose", "floor"):
+        with_k, without = counts[system, "k"], counts[system, "0"]
+        if with_k is not None and without is not None:
+            per_ref[system] = (with_k - without) / w.k
+    rl = {system: counts[system, "rl"] for system in ("compose", "floor") if counts[system, "rl"]}
+    return {"workload": w.name, "per_ref": per_ref, "rl_example": rl}
 
 
 def run_profiles(workdir: Path, plan: Plan, cells: list[Cell]) -> list[str]:
@@ -595,6 +626,26 @@ def build_cells(plan: Plan, systems: list[str]) -> list[Cell]:
     return cells
 
 
+def extras(
+    args: argparse.Namespace, workdir: Path, plan: Plan, out: Path
+) -> tuple[list[coldstart.Timing], dict[str, Any]]:
+    """Cold starts and the in-process figures (lookup chain, rl example, instruction counts)."""
+    if args.reuse and args.report_only:
+        return load_extras(args.reuse)
+    if plan.only:  # a few cells (a long timeout for the largest, say): nothing else
+        return [], {}
+    cold = coldstart.run_all(workdir, plan.cold_runs, plan.cold_warmup, plan.quick)
+    if not plan.quick:
+        (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
+        (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
+    chain = lookup_chain_costs(workdir, plan)
+    chain["rl_example"] = rl_example_costs(workdir, plan)
+    if not plan.quick:
+        print("instruction counts (callgrind) ...", flush=True)
+        chain["instructions"] = instruction_counts(workdir, plan)
+    return cold, chain
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     plan = QUICK if args.quick else FULL
@@ -626,17 +677,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cells, pairs = measure_cells(plan, systems, workdir)
     print(f"cells done in {time.time() - started:.0f} s; cold start ...", flush=True)
-    if args.reuse and args.report_only:
-        cold, chain = load_extras(args.reuse)
-    elif plan.only:  # a few cells (a long timeout for the largest, say): nothing else
-        cold, chain = [], {}
-    else:
-        cold = coldstart.run_all(workdir, plan.cold_runs, plan.cold_warmup, plan.quick)
-        if not plan.quick:
-            (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
-            (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
-        chain = lookup_chain_costs(workdir, plan)
-        chain["rl_example"] = rl_example_costs(workdir, plan)
+    cold, chain = extras(args, workdir, plan, out)
     if plan.quick or plan.only:
         profiles = []
     elif args.no_profile or args.report_only:  # keep linking what an earlier run left
