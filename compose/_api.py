@@ -15,7 +15,11 @@ from pydantic import BaseModel
 from compose._argv import EnvItem, FileItem, HelpItem, Item, ValueItem, parse_overrides, split_argv
 from compose._bind import bind, plain_nones, unknown_keys
 from compose._coerce import may_spell_none
-from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
+from compose._defaults import (
+    default_at,
+    has_interpolated_defaults,
+    inject_interpolated_defaults,
+)
 from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help, program_name
@@ -141,6 +145,7 @@ def resolve(
     if root.model is not None and has_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
         composed.may_interpolate = True
+        composed.work_below = None  # defaults come in anywhere: injected, or filling lists
     if not composed.may_interpolate:
         return
     try:
@@ -161,6 +166,7 @@ def _resolve_tree(
         describe=functools.partial(_describe, composed),
         suggest=functools.partial(_suggest_key, root) if root.model else None,
         convert=convert,
+        below=composed.work_below,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -52,6 +52,11 @@ class Composed:
         self.sources = sources  # every file read, for a replay to read again
         self.search_path = search_path  # the app's directories to find file names in
         self.may_interpolate = False  # some node holds "${" or "???": resolution has work to do
+        # Where that work may be: the values at and below these paths (None: anywhere). A node
+        # whose text holds either adds the keys it sets, so resolution need not look at every
+        # value that files without references merged (see `_note_work`).
+        self.work_below: set[KeyPath] | None = set()
+        self.needs_resolution: set[FileSource] = set()  # file nodes whose text marks that work
         self.may_hold_none = False  # some file may spell "None" (or escape it): it may need None
         self.pending: list[ComposeError] = []  # errors reported with validation's
 
@@ -127,19 +132,13 @@ def _compose(
             merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
-    composed.pending = [*env_errors, *_apply_values(merger, values)]
-    composed.may_interpolate = composed.may_interpolate or any(
-        _marks_resolution(token) for item in values for token in item.tokens
-    )
+    composed.pending = [*env_errors, *_apply_values(merger, values, composed)]
 
 
 def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:
     """The environment node: its variables set values as flags do (`_env`), but one that names
     no field is a warning: the environment is ambient. Returns the errors to report."""
-    errors = _apply_values(merger, list(node.values))
-    composed.may_interpolate = composed.may_interpolate or any(
-        _marks_resolution(value.tokens[0]) for value in node.values
-    )
+    errors = _apply_values(merger, list(node.values), composed)
     return unknown_variables(errors, merger.root, node.prefix)
 
 
@@ -148,6 +147,17 @@ def _marks_resolution(text: str) -> bool:
     (a unicode escape for `$`, a line continuation between `$` and `{`) can spell either, so
     any backslash counts too: rare in configs, and it costs one scan, never a wrong result."""
     return INTERPOLATION in text or MANDATORY in text or "\\" in text
+
+
+def _note_work(composed: Composed, prefix: KeyPath, keys: Iterable[str | int]) -> None:
+    """A node whose text may need resolution set `keys` at `prefix`: resolution looks there.
+
+    A value stays below the key that set it: tables merge key by key, and list strategies only
+    append to a list or merge into its elements where they are. Class defaults, which come into
+    the tree elsewhere, make resolution look everywhere (`_api.resolve`)."""
+    composed.may_interpolate = True
+    if composed.work_below is not None:
+        composed.work_below.update((*prefix, key) for key in keys)
 
 
 def _segments(root: Shape, key: str) -> list[str]:
@@ -189,6 +199,8 @@ def _merge_node(
     default: Any,
 ) -> None:
     moves = move_renamed(table, shape, source, composed.show_key)
+    if source in composed.needs_resolution:
+        _note_work(composed, prefix, table)
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line
         merger.record((*prefix, *move.new), Moved(source, move.old))
@@ -212,7 +224,9 @@ def _load(
         table = parse_file(source.shown, text)
     composed.sources.append(source)
     # Cheap looks at the raw text, while it is at hand: later it is no longer held.
-    composed.may_interpolate = composed.may_interpolate or _marks_resolution(text)
+    if _marks_resolution(text):
+        composed.may_interpolate = True
+        composed.needs_resolution.add(source)
     composed.may_hold_none = composed.may_hold_none or may_give_none(source.shown, text)
     return table, source
 
@@ -259,7 +273,9 @@ def _check_section(composed: Composed, target: Target, shown: str) -> None:
     )
 
 
-def _apply_values(merger: Merger, values: list[ValueItem]) -> list[ComposeError]:
+def _apply_values(
+    merger: Merger, values: list[ValueItem], composed: Composed
+) -> list[ComposeError]:
     """Tags first (they choose the variant other flags resolve against), then in order.
 
     A flag that does not resolve yet may belong to a variant a later tag chooses: it waits for
@@ -279,19 +295,31 @@ def _apply_values(merger: Merger, values: list[ValueItem]) -> list[ComposeError]
             deferred.append(item)
             continue
         if target.is_tag:
-            written.add(target, item)
-            _assign(merger, target, _value_of(item, target, negated), item)
+            _set_value(merger, composed, written, item, target, negated)
         else:
             deferred.append(item)
     errors: list[ComposeError] = []
     for item in deferred:
         try:
             target, negated = _resolve_value(merger, item)
-            written.add(target, item)
-            _assign(merger, target, _value_of(item, target, negated), item)
+            _set_value(merger, composed, written, item, target, negated)
         except (UnknownKeyError, ConfigValidationError) as error:
             errors.append(error)
     return errors
+
+
+def _set_value(
+    merger: Merger,
+    composed: Composed,
+    written: _Written,
+    item: ValueItem,
+    target: Target,
+    negated: bool,
+) -> None:
+    written.add(target, item)
+    _assign(merger, target, _value_of(item, target, negated), item)
+    if any(_marks_resolution(token) for token in item.tokens):
+        _note_work(composed, target.path[:-1], target.path[-1:])
 
 
 def _may_set_a_tag(key: str, tags: frozenset[str]) -> bool:

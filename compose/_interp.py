@@ -25,7 +25,7 @@ by walking the tree directly, and hands anything it cannot settle to the evaluat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from typing import Any
 
 from compose._interp_data import (
@@ -42,6 +42,7 @@ from compose._interp_data import (
     needs_resolution,
     rebuild,
     scan,
+    scan_below,
 )
 from compose._interp_grammar import (
     RESOLVER_NAME,
@@ -111,6 +112,7 @@ def resolve_tree(
     describe: Callable[[Path], tuple[str, str | None]] = _describe_default,
     suggest: Callable[[str], str | None] | None = None,
     convert: Callable[[Any], Any] | None = None,
+    below: Collection[Path] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
@@ -123,11 +125,13 @@ def resolve_tree(
     returns a key for "did you mean ...?", or None. `convert(value)` is applied to each value
     that resolution puts into the tree: the schema-less `compose` turns "None" text into None
     with it, instead of walking the whole tree for text that only resolution can have made.
+    `below` limits the values that may need resolving to those at and below its paths (the
+    keys that nodes holding `${` or `???` set); None looks at every value.
 
     Containers on the way to a changed value are new; the rest is shared with `tree`, which is
     returned itself when nothing needs resolving. Every error is raised at once (`gather`).
     """
-    pending = scan(tree)
+    pending = scan(tree) if below is None else scan_below(tree, below)
     if not pending:
         return tree
     run = _Resolution(tree, resolvers or {}, default_at, describe, suggest)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "needs_resolution",
     "rebuild",
     "scan",
+    "scan_below",
 ]
 
 Path = tuple[str | int, ...]
@@ -66,13 +67,14 @@ def escape(value: str) -> str:
     return _ESCAPE_TARGET.sub(lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
 
 
-def scan(tree: dict[str, Any]) -> list[tuple[Path, str]]:
-    """Every string that resolution may change, with its path, in document order.
+def scan(tree: dict[str, Any] | list[Any], base: Path = ()) -> list[tuple[Path, str]]:
+    """Every string that resolution may change, with its path, in document order (`tree` is
+    found at `base`).
 
     Every leaf of the tree passes here, so the checks go by exact type first: most leaves are
     plain numbers, booleans and strings without `${`."""
     found: list[tuple[Path, str]] = []
-    stack: list[tuple[Path, Iterator[tuple[Any, Any]]]] = [((), iter(tree.items()))]
+    stack: list[tuple[Path, Iterator[tuple[Any, Any]]]] = [(base, _items(tree))]
     while stack:
         path, items = stack[-1]
         for key, child in items:
@@ -97,6 +99,40 @@ def scan(tree: dict[str, Any]) -> list[tuple[Path, str]]:
         else:
             stack.pop()
     return found
+
+
+# Roots deeper than this are cut to it (scanning more below): the walk to them recurses.
+_DEEPEST_ROOT = 64
+
+
+def scan_below(tree: dict[str, Any], roots: Collection[Path]) -> list[tuple[Path, str]]:
+    """`scan`, limited to the values at and below `roots` (paths the tree need not hold), in
+    the same document order: the walk goes only through the containers leading to a root."""
+    roots = {root[:_DEEPEST_ROOT] for root in roots}
+    if () in roots:
+        return scan(tree)
+    ways = {root[:depth] for root in roots for depth in range(1, len(root))}
+    found: list[tuple[Path, str]] = []
+    _scan_ways(tree, (), roots, ways, found)
+    return found
+
+
+def _scan_ways(
+    node: dict[Any, Any] | list[Any],
+    path: Path,
+    roots: set[Path],
+    ways: set[Path],
+    found: list[tuple[Path, str]],
+) -> None:
+    for key, child in _items(node):
+        at = (*path, key)
+        if at in roots:
+            if isinstance(child, CONTAINERS):
+                found += scan(child, at)
+            elif isinstance(child, str) and needs_resolution(child):
+                found.append((at, child))
+        elif at in ways and isinstance(child, CONTAINERS):
+            _scan_ways(child, at, roots, ways, found)
 
 
 def _items(container: dict[Any, Any] | list[Any]) -> Iterator[tuple[Any, Any]]:
