@@ -15,11 +15,7 @@ from pydantic import BaseModel
 from compose._argv import EnvItem, FileItem, HelpItem, Item, ValueItem, parse_overrides, split_argv
 from compose._bind import bind, plain_nones, unknown_keys
 from compose._coerce import may_spell_none
-from compose._defaults import (
-    default_at,
-    has_interpolated_defaults,
-    inject_interpolated_defaults,
-)
+from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
 from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help, program_name
@@ -144,7 +140,6 @@ def resolve(
     root = composed.root
     if root.model is not None and has_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
-        composed.may_interpolate = True
         composed.work_below = None  # defaults come in anywhere: injected, or filling lists
     if not composed.may_interpolate:
         return

@@ -51,14 +51,18 @@ class Composed:
         self.root = root
         self.sources = sources  # every file read, for a replay to read again
         self.search_path = search_path  # the app's directories to find file names in
-        self.may_interpolate = False  # some node holds "${" or "???": resolution has work to do
-        # Where that work may be: the values at and below these paths (None: anywhere). A node
-        # whose text holds either adds the keys it sets, so resolution need not look at every
-        # value that files without references merged (see `_note_work`).
+        # Where resolution may have work: the values at and below these paths (None: anywhere).
+        # A node whose text holds "${" or "???" adds the keys it sets, so resolution need not
+        # look at every value that files without references merged (see `_note_work`).
         self.work_below: set[KeyPath] | None = set()
         self.needs_resolution: set[FileSource] = set()  # file nodes whose text marks that work
         self.may_hold_none = False  # some file may spell "None" (or escape it): it may need None
         self.pending: list[ComposeError] = []  # errors reported with validation's
+
+    @property
+    def may_interpolate(self) -> bool:
+        """Some node holds "${" or "???": resolution has work to do."""
+        return self.work_below is None or bool(self.work_below)
 
     def show_key(self, path: KeyPath) -> str:
         if self.root.model is None:
@@ -155,7 +159,6 @@ def _note_work(composed: Composed, prefix: KeyPath, keys: Iterable[str | int]) -
     A value stays below the key that set it: tables merge key by key, and list strategies only
     append to a list or merge into its elements where they are. Class defaults, which come into
     the tree elsewhere, make resolution look everywhere (`_api.resolve`)."""
-    composed.may_interpolate = True
     if composed.work_below is not None:
         composed.work_below.update((*prefix, key) for key in keys)
 
@@ -225,7 +228,6 @@ def _load(
     composed.sources.append(source)
     # Cheap looks at the raw text, while it is at hand: later it is no longer held.
     if _marks_resolution(text):
-        composed.may_interpolate = True
         composed.needs_resolution.add(source)
     composed.may_hold_none = composed.may_hold_none or may_give_none(source.shown, text)
     return table, source

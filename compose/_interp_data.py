@@ -101,14 +101,10 @@ def scan(tree: dict[str, Any] | list[Any], base: Path = ()) -> list[tuple[Path, 
     return found
 
 
-# Roots deeper than this are cut to it (scanning more below): the walk to them recurses.
-_DEEPEST_ROOT = 64
-
-
 def scan_below(tree: dict[str, Any], roots: Collection[Path]) -> list[tuple[Path, str]]:
     """`scan`, limited to the values at and below `roots` (paths the tree need not hold), in
-    the same document order: the walk goes only through the containers leading to a root."""
-    roots = {root[:_DEEPEST_ROOT] for root in roots}
+    the same document order: the walk goes only through the containers leading to a root (it
+    recurses as deep as the longest root, which key paths' own limit bounds)."""
     if () in roots:
         return scan(tree)
     ways = {root[:depth] for root in roots for depth in range(1, len(root))}
@@ -120,7 +116,7 @@ def scan_below(tree: dict[str, Any], roots: Collection[Path]) -> list[tuple[Path
 def _scan_ways(
     node: dict[Any, Any] | list[Any],
     path: Path,
-    roots: set[Path],
+    roots: Collection[Path],
     ways: set[Path],
     found: list[tuple[Path, str]],
 ) -> None:
