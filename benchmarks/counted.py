@@ -27,6 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import peers
+import worker
+
 HERE = Path(__file__).resolve().parent
 CALLS = 20  # fewer leave the count to a garbage collection more or less
 TOGGLE = "functools_reduce"
@@ -59,14 +62,9 @@ def count(spec: dict[str, Any], timeout: float = 900.0) -> int | None:
 
 def _run_of(spec: dict[str, Any]) -> Callable[[], Any]:
     if "cell" in spec:
-        import peers  # noqa: PLC0415  (this script's own imports, under callgrind)
-        import worker  # noqa: PLC0415
-
         cell = spec["cell"]
         return peers.system(cell["system"]).prepare(worker.make_job(cell))
-    import run  # noqa: PLC0415
-
-    compose, floor, _ = run.rl_example_runs(Path(spec["rl_example"]))
+    compose, floor, _ = peers.rl_example_runs(Path(spec["rl_example"]))
     return compose if spec["side"] == "compose" else floor
 
 

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 from workloads import Paths, Workload
+
+REPO = Path(__file__).resolve().parents[1]
 
 Run = Callable[[], Any]
 Overrides = list[tuple[str, str]]
@@ -168,6 +172,44 @@ def prepare_floor(job: Job) -> Run:
         return validate(schema, tree)
 
     return run
+
+
+# ---------------------------------------------------------------- the example rl app
+
+RL_FILES = ("examples/reverse_text/rl.toml", "examples/reverse_text/debug.toml")
+RL_FLAG = ("--trainer.optim.lr", "1e-5")
+
+
+def rl_example_runs(workdir: Path) -> tuple[Callable[[], Any], Callable[[], Any], str]:
+    """The README's main job through `compose.parse`, the floor on the same files, and the
+    command they stand for. The floor cannot choose a union's default variant, so its copy of
+    rl.toml has that tag written in; it sets the flag's text, which `model_validate` converts,
+    as in the other typed runs."""
+    sys.path.insert(0, str(REPO / "examples"))
+    import tomli  # noqa: PLC0415
+    from rl_app.config.rl import RLConfig  # noqa: PLC0415
+
+    import compose  # noqa: PLC0415
+
+    files = [REPO / name for name in RL_FILES]
+    tagged = workdir / "rl_tagged.toml"
+    tag = f'[trainer.optim]\ntype = "{RLConfig().trainer.optim.type}"\n'
+    tagged.write_text(files[0].read_text().replace("[trainer.optim]\n", tag, 1))
+    argv = [token for path in files for token in ("@", str(path))] + list(RL_FLAG)
+
+    def floor() -> Any:
+        tree: dict[str, Any] = {}
+        for path in (tagged, files[1]):
+            with open(path, "rb") as handle:
+                deep_merge(tree, tomli.load(handle))
+        set_dotted(tree, RL_FLAG[0].removeprefix("--"), RL_FLAG[1])  # text, as typed runs
+        return RLConfig.model_validate(tree)
+
+    def composed() -> Any:
+        return compose.parse(RLConfig, argv)
+
+    command = "rl " + " ".join([*(f"@ {name}" for name in RL_FILES), *RL_FLAG])
+    return composed, floor, command
 
 
 # ---------------------------------------------------------------- OmegaConf and Hydra

@@ -273,7 +273,7 @@ def interp_table(results: Results) -> list[str]:
     return md_table(["workload", "K", *names], rows)
 
 
-def rl_example_lines(found: dict[str, Any] | None, counts: dict[str, Any] | None) -> list[str]:
+def rl_example_lines(found: dict[str, Any] | None, chain: dict[str, Any]) -> list[str]:
     if not found:
         return []
     ratio = found["compose_s"] / found["floor_s"]
@@ -283,16 +283,23 @@ def rl_example_lines(found: dict[str, Any] | None, counts: dict[str, Any] | None
         f"`compose.parse` {fmt_time(found['compose_s'])}, the floor {fmt_time(found['floor_s'])} "
         f"(the same files, with the optimizer's union tag written in: the floor cannot choose a "
         f"default variant), compose / floor {ratio:.2f}x, called in turn; {agrees}."
-        + _rl_instructions(counts),
+        + _rl_instructions(chain),
         "",
     ]
 
 
-def _rl_instructions(counts: dict[str, Any] | None) -> str:
-    found = (counts or {}).get("rl_example", {})
-    if "compose" not in found or "floor" not in found:
+def counted(chain: dict[str, Any], what: str) -> tuple[float, float] | None:
+    """Compose's and the floor's instruction counts for `what` (`per_ref`, `rl_example`), where
+    callgrind counted both."""
+    found = chain.get("instructions", {}).get(what, {})
+    return (found["compose"], found["floor"]) if "compose" in found and "floor" in found else None
+
+
+def _rl_instructions(chain: dict[str, Any]) -> str:
+    pair = counted(chain, "rl_example")
+    if pair is None:
         return ""
-    a, b = found["compose"], found["floor"]
+    a, b = pair
     return (
         f" In instructions per parse (callgrind): compose {a / 1e3:,.0f}k, "
         f"the floor {b / 1e3:,.0f}k, {a / b:.2f}x."
@@ -323,9 +330,9 @@ def interp_lines(results: Results, chain: dict[str, Any]) -> list[str]:
         if costs:
             parts = ", ".join(f"{w} {c * 1e6:.2f} µs" for w, c in costs.items())
             lines.append(f"(t(K) - t(0)) / K for {system}, from interleaved runs: {parts}.")
-    counted = chain.get("instructions", {}).get("per_ref", {})
-    if "compose" in counted and "floor" in counted:
-        a, b = counted["compose"], counted["floor"]
+    pair = counted(chain, "per_ref")
+    if pair is not None:
+        a, b = pair
         lines.append(
             f"In instructions per reference (callgrind, (count(K) - count(0)) / K on "
             f"{chain['instructions']['workload']}, in process): compose {a / 1e3:.1f}k, "
@@ -415,7 +422,7 @@ def goals(results: Results, cold: list[Timing], chain: dict[str, Any]) -> list[G
             results,
             typed=True,
             rl_example=chain.get("rl_example"),
-            rl_counts=chain.get("instructions", {}).get("rl_example"),
+            rl_counted=counted(chain, "rl_example"),
         ),
         interp_goal(results, chain),
         cold_goal(cold),
@@ -427,7 +434,7 @@ def floor_goal(
     results: Results,
     typed: bool,
     rl_example: dict[str, Any] | None = None,
-    rl_counts: dict[str, Any] | None = None,
+    rl_counted: tuple[float, float] | None = None,
 ) -> Goal:
     """The N x M grid; typed, the example rl schema too (the issue names both schemas)."""
     kind = "typed" if typed else "schema-less"
@@ -441,9 +448,8 @@ def floor_goal(
     worst = max(known, key=lambda k: known[k])
     over = [f"{k} {v:.2f}x" for k, v in known.items() if v > GOAL_FLOOR_RATIO]
     detail = f"worst {worst} {known[worst]:.2f}x, best {min(known.values()):.2f}x"
-    counted = rl_counts or {}
-    if rl_example and "compose" in counted and "floor" in counted:
-        detail += f"; the rl example in instructions {counted['compose'] / counted['floor']:.2f}x"
+    if rl_example and rl_counted is not None:
+        detail += f"; the rl example in instructions {rl_counted[0] / rl_counted[1]:.2f}x"
     if over:
         detail += f"; over: {', '.join(over)}"
     return Goal(name, "missed" if over else "met", detail)
@@ -531,9 +537,9 @@ def _against_floor_per_reference(
     """For the record, not judged: compose's cost per reference against the floor's own."""
     floor = results.per_reference("floor")
     parts = [f"{w} {c / floor[w]:.2f}x" for w, c in costs.items() if floor.get(w)]
-    counted = chain.get("instructions", {}).get("per_ref", {})
-    if "compose" in counted and "floor" in counted:
-        parts.append(f"in instructions {counted['compose'] / counted['floor']:.2f}x")
+    pair = counted(chain, "per_ref")
+    if pair is not None:
+        parts.append(f"in instructions {pair[0] / pair[1]:.2f}x")
     return f"; against the floor's cost per reference: {', '.join(parts)}" if parts else ""
 
 
@@ -764,7 +770,7 @@ def markdown(
     lines += timing_table(results, results.grid(False))
     lines += ["## Typed: the same shapes bound onto the 514-field schema", ""]
     lines += timing_table(results, results.grid(True))
-    lines += rl_example_lines(chain.get("rl_example"), chain.get("instructions"))
+    lines += rl_example_lines(chain.get("rl_example"), chain)
     lines += ["## Interpolation: K references in the last file", ""]
     lines += interp_table(results)
     lines += interp_lines(results, chain)

@@ -364,7 +364,7 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     import timeit  # noqa: PLC0415
 
     from compose import _graph, _interp, _interp_grammar, _interp_quick  # noqa: PLC0415
-    from compose._argv import FileItem  # noqa: PLC0415
+    from compose._argv import FileItem, Item  # noqa: PLC0415
 
     n, m = plan.interp[-1]
     w = Workload(n, m, k=max(plan.ks))
@@ -373,7 +373,7 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     refs = dict(tree["refs"])
     # Where a composition of these files looks for references: the keys the file holding them
     # sets (`Composed.work_below`).
-    items = [FileItem(path, "", path) for path in paths.toml_files(n)]
+    items: list[Item] = [FileItem(path, "", path) for path in paths.toml_files(n)]
     below = _graph.compose_items(items, None).work_below
     targets = [text.split("${")[1].split("}")[0] for text in refs.values()]
     chains = [tuple(t.split(".")) for t in targets]
@@ -392,28 +392,25 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
         tree["refs"] = dict(refs)
         peers.resolve_refs(tree, tree)
 
-    def compose_resolution() -> None:
+    def compose_resolution(where: set[tuple[str | int, ...]] | None) -> Callable[[], None]:
         # The resolution step alone, on the merged tree (the same dicts compose merges to),
         # its caches of reference texts emptied: what one composition pays once its files are
         # parsed. Private API: no public function resolves a tree without reading files.
-        _interp_quick.lone_reference.cache_clear()
-        _interp_quick.plan_of.cache_clear()
-        _interp_grammar.parse.cache_clear()
-        _interp.resolve_tree(tree, below=below)
+        def run() -> None:
+            _interp_quick.lone_reference.cache_clear()
+            _interp_quick.plan_of.cache_clear()
+            _interp_grammar.parse.cache_clear()
+            _interp.resolve_tree(tree, below=where)
 
-    def compose_resolution_tree() -> None:  # told nothing: walks every leaf, as the floor's
-        _interp_quick.lone_reference.cache_clear()
-        _interp_quick.plan_of.cache_clear()
-        _interp_grammar.parse.cache_clear()
-        _interp.resolve_tree(tree)
+        return run
 
     per_ref = {}
     for label, function in (
         ("dict_chain", chain),
         ("floor_resolver", resolver),
         ("floor_resolver_tree", resolver_on_tree),
-        ("compose_resolution", compose_resolution),
-        ("compose_resolution_tree", compose_resolution_tree),
+        ("compose_resolution", compose_resolution(below)),
+        ("compose_resolution_tree", compose_resolution(None)),  # told nothing: every leaf
     ):
         if label.startswith("compose_resolution"):
             tree["refs"] = dict(refs)  # unresolved again, after the floor's resolvers
@@ -423,46 +420,10 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     return {"workload": w.name, "refs": len(refs), "per_ref_s": per_ref}
 
 
-RL_FILES = ("examples/reverse_text/rl.toml", "examples/reverse_text/debug.toml")
-RL_FLAG = ("--trainer.optim.lr", "1e-5")
-
-
-def rl_example_runs(workdir: Path) -> tuple[Callable[[], Any], Callable[[], Any], str]:
-    """The README's main job through `compose.parse`, the floor on the same files, and the
-    command they stand for. The floor cannot choose a union's default variant, so its copy of
-    rl.toml has that tag written in; it sets the flag's text, which `model_validate` converts,
-    as in the other typed runs."""
-    sys.path.insert(0, str(HERE.parent / "examples"))
-    import tomli  # noqa: PLC0415
-    from rl_app.config.rl import RLConfig  # noqa: PLC0415
-
-    import compose  # noqa: PLC0415
-
-    files = [HERE.parent / name for name in RL_FILES]
-    tagged = workdir / "rl_tagged.toml"
-    tag = f'[trainer.optim]\ntype = "{RLConfig().trainer.optim.type}"\n'
-    tagged.write_text(files[0].read_text().replace("[trainer.optim]\n", tag, 1))
-    argv = [token for path in files for token in ("@", str(path))] + list(RL_FLAG)
-
-    def floor() -> Any:
-        tree: dict[str, Any] = {}
-        for path in (tagged, files[1]):
-            with open(path, "rb") as handle:
-                peers.deep_merge(tree, tomli.load(handle))
-        peers.set_dotted(tree, RL_FLAG[0].removeprefix("--"), RL_FLAG[1])  # text, as typed runs
-        return RLConfig.model_validate(tree)
-
-    def composed() -> Any:
-        return compose.parse(RLConfig, argv)
-
-    command = "rl " + " ".join([*(f"@ {name}" for name in RL_FILES), *RL_FLAG])
-    return composed, floor, command
-
-
 def rl_example_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     """The example rl schema, in-process: the README's main job against the floor on the same
-    files (`rl_example_runs`), called in turn."""
-    composed, floor, command = rl_example_runs(workdir)
+    files (`peers.rl_example_runs`), called in turn."""
+    composed, floor, command = peers.rl_example_runs(workdir)
     agrees = composed().model_dump() == floor().model_dump()
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(20 if plan.quick else 2000):
