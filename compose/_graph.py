@@ -153,14 +153,14 @@ def _marks_resolution(text: str) -> bool:
     return INTERPOLATION in text or MANDATORY in text or "\\" in text
 
 
-def _note_work(composed: Composed, prefix: KeyPath, keys: Iterable[str | int]) -> None:
-    """A node whose text may need resolution set `keys` at `prefix`: resolution looks there.
+def _note_work(composed: Composed, paths: Iterable[KeyPath]) -> None:
+    """A node whose text may need resolution set the values at `paths`: resolution looks there.
 
     A value stays below the key that set it: tables merge key by key, and list strategies only
     append to a list or merge into its elements where they are. Class defaults, which come into
     the tree elsewhere, make resolution look everywhere (`_api.resolve`)."""
     if composed.work_below is not None:
-        composed.work_below.update((*prefix, key) for key in keys)
+        composed.work_below.update(paths)
 
 
 def _segments(root: Shape, key: str) -> list[str]:
@@ -203,7 +203,7 @@ def _merge_node(
 ) -> None:
     moves = move_renamed(table, shape, source, composed.show_key)
     if source in composed.needs_resolution:
-        _note_work(composed, prefix, table)
+        _note_work(composed, ((*prefix, key) for key in table))
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line
         merger.record((*prefix, *move.new), Moved(source, move.old))
@@ -321,7 +321,7 @@ def _set_value(
     written.add(target, item)
     _assign(merger, target, _value_of(item, target, negated), item)
     if any(_marks_resolution(token) for token in item.tokens):
-        _note_work(composed, target.path[:-1], target.path[-1:])
+        _note_work(composed, (target.path,))
 
 
 def _may_set_a_tag(key: str, tags: frozenset[str]) -> bool:
