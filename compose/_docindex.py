@@ -23,7 +23,7 @@ import sys
 
 _SUFFIX = ".compose-docs"
 # What the stored tuple holds; bump it when its layout changes.
-_LAYOUT = 1
+_LAYOUT = 2  # 2: docstrings stored on one line
 
 # The layout, the source's mtime_ns and size, the scanner's mtime_ns and size.
 Key = tuple[int, int, int, int, int]

@@ -58,7 +58,8 @@ Classes = dict[str, list[ClassDocs]]  # qualified name -> its class statements, 
 
 
 def field_docstring(model: type[BaseModel], name: str) -> str:
-    """The docstring written under `name` in `model` or the base class that declares it."""
+    """The docstring written under `name` in `model` or the base class that declares it, its
+    words on one line."""
     return _model_docstrings(model).get(name, "")
 
 
@@ -81,12 +82,19 @@ def _class_docstrings(cls: type) -> dict[str, str]:
     file = _source_file(module) if module is not None else None
     if file is None:
         return {}
-    statements = module_classes(file, module).get(cls.__qualname__, [])
+    statements = _classes_of(file, module).get(cls.__qualname__, [])
     # Python 3.13 records where a class starts, telling apart classes of the same name (say, in
     # both branches of an `if`); before that, `inspect` takes the first, and so do we.
     first_line = cls.__dict__.get("__firstlineno__")
     chosen = [c for c in statements if c.line == first_line] or statements
     return chosen[0].docstrings if chosen else {}
+
+
+@functools.cache
+def _classes_of(file: str, module: Any) -> Classes:
+    """`module_classes`, checked against the file once a process, not once a class: its key
+    costs a `stat`, and a schema's forty classes share five files."""
+    return module_classes(file, module)
 
 
 @functools.cache
@@ -320,7 +328,7 @@ def _class_statement(source: str, block: _Block, docs: ClassDocs, line: _Line) -
     if block.field is not None and what == "literals":
         text = _docstring(source, line)
         if text is not None:
-            docs.docstrings[block.field] = _cleandoc(text)
+            docs.docstrings[block.field] = _one_line(text)
     name = line.kind["field"] if line.kind is not None and what == "field" else None
     block.field = name if name is not None and not keyword.iskeyword(name) else None
 
@@ -348,9 +356,10 @@ def _open_block(
     state.blocks.append(_Block(indent, qualname + ".", docs))
 
 
-def _cleandoc(text: str) -> str:
-    """`inspect.cleandoc`, which on one line is this, at a tenth of the cost."""
-    return inspect.cleandoc(text) if "\n" in text else text.expandtabs().lstrip()
+def _one_line(text: str) -> str:
+    """A docstring as help shows it: its words on one line. Stored so (in the index too), so
+    help does not split every docstring again in every process."""
+    return " ".join(text.split())
 
 
 def _literal(text: str, prefix: str) -> str | None:
@@ -415,5 +424,5 @@ def _body_docstrings(body: list[ast.stmt]) -> dict[str, str]:
             and isinstance(following.value, ast.Constant)
             and isinstance(following.value.value, str)
         ):
-            found[statement.target.id] = inspect.cleandoc(following.value.value)
+            found[statement.target.id] = _one_line(following.value.value)
     return found

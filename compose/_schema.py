@@ -59,8 +59,9 @@ class FieldPlan:
     @property
     def description(self) -> str:
         """`Field(description=)`, else the docstring under the field, on one line."""
-        text = self.info.description or field_docstring(self.owner, self.name)
-        return " ".join(text.split())
+        if self.info.description:
+            return " ".join(self.info.description.split())
+        return field_docstring(self.owner, self.name)  # kept on one line
 
 
 class ModelPlan:

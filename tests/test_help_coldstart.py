@@ -197,7 +197,7 @@ def test_the_scan_reads_what_ast_reads() -> None:
         "escaped": 'Hex A, quote " and unicode \u00e9.',
         "concatenated": "Two parts",
         "spaced": "Still the docstring.",
-        "multi_line": "Indented,\n  over lines.",
+        "multi_line": "Indented, over lines.",  # kept on one line, as help shows it
         "continued": "After a backslash.",
         "match": "A soft keyword as a field.",
         "type": "Another one.",
