@@ -13,7 +13,7 @@ import types
 import typing
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, Discriminator
 from pydantic.fields import FieldInfo
@@ -21,15 +21,38 @@ from pydantic.fields import FieldInfo
 from compose._strategies import Merge, strategy_in, strategy_of
 
 
-class Kind(enum.Enum):
-    ANY = "any"
-    BOOL = "bool"
-    STR = "str"
-    SCALAR = "scalar"
-    MODEL = "model"
-    UNION = "union"
-    LIST = "list"
-    DICT = "dict"
+class Kind:
+    """What an annotation is to composition: `Kind.LIST`, compared with `is`.
+
+    Eight constants of a plain class, not an `Enum`: defining an enum costs 0.8 M instructions
+    (callgrind), paid by every schema import and every `--help`; this costs a tenth of that."""
+
+    __slots__ = ("name",)
+
+    ANY: ClassVar[Kind]
+    BOOL: ClassVar[Kind]
+    STR: ClassVar[Kind]
+    SCALAR: ClassVar[Kind]
+    MODEL: ClassVar[Kind]
+    UNION: ClassVar[Kind]
+    LIST: ClassVar[Kind]
+    DICT: ClassVar[Kind]
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Kind.{self.name}"
+
+
+Kind.ANY = Kind("ANY")
+Kind.BOOL = Kind("BOOL")
+Kind.STR = Kind("STR")
+Kind.SCALAR = Kind("SCALAR")
+Kind.MODEL = Kind("MODEL")
+Kind.UNION = Kind("UNION")
+Kind.LIST = Kind("LIST")
+Kind.DICT = Kind("DICT")
 
 
 class Shape:
@@ -69,8 +92,9 @@ class Shape:
         self.label = label
         self.alternative = alternative
         self.merge = merge
-        # asked of every field by every walk: an attribute, not a property
+        # asked of every field by every walk: attributes, not properties
         self.is_section = kind is Kind.MODEL or kind is Kind.UNION
+        self.sections = _sections_held(self)
 
     def replace(self, **changes: Any) -> Shape:
         """A copy with `changes` (field names as in `__init__`)."""
@@ -79,6 +103,7 @@ class Shape:
             raise TypeError(f"Shape.replace takes no {', '.join(sorted(changes))}")
         new = Shape.__new__(Shape)
         new.__dict__.update(self.__dict__, **changes)
+        new.sections = _sections_held(new)
         return new
 
     def __repr__(self) -> str:
@@ -91,10 +116,6 @@ class Shape:
         return None
 
 
-ANY = Shape(Kind.ANY, nullable=True, accepts_str=True, label="VALUE")
-_NONE_TYPES = (type(None), None)
-
-
 def innermost(shape: Shape) -> Shape:
     """What a shape holds through lists and dicts (itself, if neither)."""
     while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:
@@ -102,11 +123,20 @@ def innermost(shape: Shape) -> Shape:
     return shape
 
 
-def section_models(shape: Shape) -> list[type[BaseModel]]:
-    """The model classes a shape holds, through lists, dicts and unions."""
+def section_models(shape: Shape) -> tuple[type[BaseModel], ...]:
+    """The model classes a shape holds, through lists, dicts and unions (known when it is made:
+    walks of a schema ask it of every field)."""
+    return shape.sections
+
+
+def _sections_held(shape: Shape) -> tuple[type[BaseModel], ...]:
     shape = innermost(shape)
-    models = [shape.model] if shape.model is not None else []
-    return models + [model for _, model in shape.variants]
+    models = (shape.model,) if shape.model is not None else ()
+    return models + tuple(model for _, model in shape.variants)
+
+
+ANY = Shape(Kind.ANY, nullable=True, accepts_str=True, label="VALUE")
+_NONE_TYPES = (type(None), None)
 
 
 def is_model(tp: object) -> bool:
@@ -117,22 +147,26 @@ def shape_of_field(info: FieldInfo) -> Shape:
     """The shape of a model field: its annotation plus a `Field(discriminator=...)`."""
     annotation: Any = info.annotation if info.annotation is not None else Any
     discriminator = info.discriminator
-    if isinstance(discriminator, Discriminator):
+    if discriminator is not None and isinstance(discriminator, Discriminator):
         discriminator = None  # a callable discriminator: let the union tell by `type` fields
     shape = shape_of(annotation, discriminator)
-    strategy = strategy_in(info.metadata)  # Pydantic moves a field's `Annotated` metadata here
+    if not info.metadata:  # most fields: Pydantic moves a field's `Annotated` metadata here
+        return shape
+    strategy = strategy_in(info.metadata)
     return shape if strategy is None else with_strategy(shape, strategy, annotation)
 
 
 @functools.cache
 def shape_of(annotation: Any, discriminator: str | None = None) -> Shape:
     """The shape of an annotation (cached: annotations repeat across a schema)."""
-    strategy = strategy_of(annotation)
-    if strategy is not None:
-        inner = shape_of(_without_strategies(annotation), discriminator)
-        return with_strategy(inner, strategy, annotation)
-    annotation, discriminator = _unwrap_annotated(annotation, discriminator)
     origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:  # asked once here: most annotations are not
+        strategy = strategy_of(annotation)
+        if strategy is not None:
+            inner = shape_of(_without_strategies(annotation), discriminator)
+            return with_strategy(inner, strategy, annotation)
+        annotation, discriminator = _unwrap_annotated(annotation, discriminator)
+        origin = typing.get_origin(annotation)
     if origin is Union or origin is types.UnionType:
         return _union_shape(typing.get_args(annotation), discriminator)
     if annotation in _NONE_TYPES:
@@ -147,7 +181,7 @@ def with_strategy(shape: Shape, strategy: Merge, annotation: Any) -> Shape:
     key = strategy.key
     item = shape.item or ANY
     if key is not None and item.kind is not Kind.ANY and item.kind is not Kind.DICT:
-        models = section_models(item) if item.is_section else []
+        models = section_models(item) if item.is_section else ()
         if not models:
             raise TypeError(f"{strategy!r} merges lists of tables, not {annotation!r}")
         if not any(key in model.model_fields for model in models):
