@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime
 import math
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -22,7 +21,9 @@ from pydantic import BaseModel
 from compose._interp_data import escape  # not _interp: dumps stay light to import
 from compose._plain import plain_text, to_data
 
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+# What a bare TOML key may hold: a set, not a regex, whose compiling every entrypoint would pay
+# at import (write_configs is imported with the app).
+_BARE_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
 def to_toml(
@@ -110,7 +111,7 @@ def _dotted(path: tuple[Any, ...]) -> str:
 
 
 def _key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _string(key)
+    return key if key and _BARE_KEY_CHARS.issuperset(key) else _string(key)
 
 
 def _scalar(value: Any) -> str:

@@ -54,7 +54,9 @@ def is_missing_spelling(value: str) -> bool:
     return value.endswith(MANDATORY) and not value[:-3].strip("\\")
 
 
-_ESCAPE_TARGET = re.compile(r"(\\*)\$\{")
+# Compiled on first use (by `re`'s cache), not at import: dumps import this module, and few
+# values hold `${`.
+_ESCAPE_TARGET = r"(\\*)\$\{"
 
 
 def escape(value: str) -> str:
@@ -64,7 +66,7 @@ def escape(value: str) -> str:
         return "\\" + value
     if "${" not in value:
         return value
-    return _ESCAPE_TARGET.sub(lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
+    return re.sub(_ESCAPE_TARGET, lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
 
 
 def scan(tree: dict[str, Any] | list[Any], base: Path = ()) -> list[tuple[Path, str]]:

@@ -11,7 +11,6 @@ to the one it read. Nothing is ever trained or served: this is an example of con
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -103,6 +102,8 @@ def section_data(entry: BaseModel, section: type[BaseModel]) -> dict[str, Any]:
 
 def launch_plan(config: RLConfig) -> str:
     """Each component, the command line it would be started with, and what it would do."""
+    import shlex  # noqa: PLC0415  # here, not at the top: `rl --help` need not load it
+
     out = config.output_dir.as_posix()
     lines = ["launch plan (this example starts nothing):"]
     if config.clean:
