@@ -375,6 +375,18 @@ def paired(a: Timing, b: Timing, cpu: bool = False) -> float | None:
     return statistics.median(x - y for x, y in zip(xs, ys, strict=True))
 
 
+def paired_interval(a: Timing, b: Timing, z: float = 1.96) -> tuple[float, float] | None:
+    """A distribution-free 95% interval for the median of per-round differences: the order
+    statistics n/2 -/+ z*sqrt(n)/2 of the sorted differences (a binomial count of rounds)."""
+    if not a.samples or len(a.samples) != len(b.samples):
+        return None
+    diffs = sorted(x - y for x, y in zip(a.samples, b.samples, strict=True))
+    n = len(diffs)
+    spread = z * math.sqrt(n) / 2
+    low, high = max(0, math.floor(n / 2 - spread) - 1), min(n - 1, math.ceil(n / 2 + spread) - 1)
+    return diffs[low], diffs[high]
+
+
 def _delta_ms(value: float | None) -> str:
     return "" if value is None else f"{value * 1e3:+.1f} ms"
 
@@ -558,6 +570,9 @@ def cold_goal(cold: list[Timing]) -> Goal:
         if extra is None:  # a results.json from before samples were kept
             extra, how = a.median_s - b.median_s, "difference of medians"
         extras[program] = extra * 1e3
+        interval = paired_interval(a, b)
+        if interval is not None:
+            how += f", 95% interval {_delta_ms(interval[0])} to {_delta_ms(interval[1])}"
         text = f"{program} {_delta_ms(extra)} ({how}"
         cpu = paired(a, b, cpu=True)
         text += f"; CPU {_delta_ms(cpu)}" if cpu is not None else ""
@@ -785,7 +800,9 @@ def markdown(
         "command once per round, in turn, after warm-up rounds. Beside each program's median: "
         "the median over rounds of its time minus its plain-Pydantic baseline's in the same "
         "round (wall, then CPU: user + system), and, where valgrind is installed, callgrind's "
-        "instruction count, which does not move with the load of the machine.",
+        "instruction count, which does not move with the load of the machine. The judged "
+        "pair (rl --help and its baseline) then runs rounds of its own, the two in alternating "
+        "order, so its runs count more: the goal's interval is over all of its rounds.",
         "",
         *cold_table(cold),
     ]

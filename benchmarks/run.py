@@ -56,6 +56,7 @@ class Plan:
     single_cutoff_s: float = 15.0
     cold_runs: int = 30
     cold_warmup: int = 2
+    goal_rounds: int = 100  # more rounds of the judged cold-start pair alone
     only: tuple[str, ...] = ()  # workload names; empty: all of them
 
     def workloads(self) -> list[Workload]:
@@ -93,6 +94,7 @@ QUICK = Plan(
     timeout_s=60.0,
     cold_runs=1,
     cold_warmup=0,
+    goal_rounds=1,
 )
 
 
@@ -607,7 +609,9 @@ def extras(
         return load_extras(args.reuse)
     if plan.only:  # a few cells (a long timeout for the largest, say): nothing else
         return [], {}
-    cold = coldstart.run_all(workdir, plan.cold_runs, plan.cold_warmup, plan.quick)
+    cold = coldstart.run_all(
+        workdir, plan.cold_runs, plan.cold_warmup, plan.quick, plan.goal_rounds
+    )
     if not plan.quick:
         (out / "importtime_compose.txt").write_text(coldstart.import_profile(workdir))
         (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
