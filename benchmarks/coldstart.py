@@ -1,8 +1,9 @@
 """Cold start: whole processes, timed from outside like hyperfine (warm-up runs, then the median).
 
-Every round runs each command once, in turn, so that load from other work falls on all of them
-alike; a program is judged against its baseline by the median of its per-round differences. The
-CPU time of each run (user + system, from the child's resource usage) is kept too, and where
+Every round runs each command once, in turn (the order reversed every other round), so that
+load from other work, and the cost of running first or later, fall on all of them alike; a
+program is judged against its baseline by the median of its per-round differences. The CPU
+time of each run (user + system, from the child's resource usage) is kept too, and where
 valgrind is installed the instructions of the judged programs and their baselines are counted
 once with callgrind: a figure that does not move with the machine's load.
 
@@ -206,10 +207,13 @@ def process_env(command: Command, cwd: Path) -> dict[str, str]:
 
 def time_commands(commands: list[Command], cwd: Path, runs: int, warmup: int) -> list[Timing]:
     """Rounds of every command in turn (so load from other work hits them all alike): warm-up
-    rounds, which also write the bytecode caches, then `runs` timed rounds."""
+    rounds, which also write the bytecode caches, then `runs` timed rounds. The order reverses
+    every round: on this machine the second of two like processes ran ~10 ms slower, which a
+    fixed order (each baseline just before its program) added to every difference."""
     timings = [Timing(c.name, c.what, " ".join(c.argv[1:])) for c in commands]
+    pairs = list(zip(commands, timings, strict=True))
     for round_ in range(warmup + runs):
-        for command, timing in zip(commands, timings, strict=True):
+        for command, timing in pairs if round_ % 2 == 0 else pairs[::-1]:
             if timing.error is None:
                 measured = run_once(command, cwd, timing)
                 if round_ >= warmup and measured is not None:

@@ -797,7 +797,8 @@ def markdown(
         "## Cold start (whole processes)",
         "",
         "Each command run as a fresh process (from the generated schema's directory), every "
-        "command once per round, in turn, after warm-up rounds. Beside each program's median: "
+        "command once per round, in turn (the order reversed every other round), after "
+        "warm-up rounds. Beside each program's median: "
         "the median over rounds of its time minus its plain-Pydantic baseline's in the same "
         "round (wall, then CPU: user + system), and, where valgrind is installed, callgrind's "
         "instruction count, which does not move with the load of the machine. The judged "
