@@ -116,6 +116,10 @@ class Timing:
     samples: list[float] = field(default_factory=list)  # wall seconds, one per timed round
     cpu_samples: list[float] = field(default_factory=list)  # user + system seconds
     instructions: int | None = None  # callgrind's count, where valgrind is installed
+    # The judged pair's own rounds (the two programs alone, in alternating order), kept apart
+    # from the rounds of every program: the goal is judged on these.
+    pair_samples: list[float] = field(default_factory=list)
+    pair_cpu_samples: list[float] = field(default_factory=list)
 
 
 # The rl baseline: the example's schema classes on plain Pydantic, with none of compose loaded.
@@ -283,13 +287,14 @@ def run_all(
 
 
 # The judged pair: the goal is a difference of ~10 ms between two ~300 ms programs on a machine
-# whose runs of one program spread by ±40 ms, so it gets rounds of its own.
+# whose runs of one program spread by ±40 ms, so it gets rounds of its own, free of the other
+# programs (prime's --help alone takes 5 s a run).
 GOAL_PAIR = (RL_BASELINE, RL_HELP)
 
 
 def time_goal_pair(commands: list[Command], timings: list[Timing], cwd: Path, rounds: int) -> None:
-    """`rounds` more rounds of the judged pair alone, appended to its samples. Which of the two
-    runs first alternates, so that a cost of going first or second falls on both alike."""
+    """`rounds` rounds of the judged pair alone, into its `pair_samples`. Which of the two runs
+    first alternates, so that a cost of going first or second falls on both alike."""
     by_name = {c.name: (c, t) for c, t in zip(commands, timings, strict=True)}
     pair = [by_name[name] for name in GOAL_PAIR if name in by_name]
     if rounds <= 0 or len(pair) != 2 or any(t.error is not None for _, t in pair):
@@ -299,11 +304,8 @@ def time_goal_pair(commands: list[Command], timings: list[Timing], cwd: Path, ro
             measured = run_once(command, cwd, timing)
             if measured is None:  # the error is kept on the timing, and reported
                 return
-            timing.samples.append(measured[0])
-            timing.cpu_samples.append(measured[1])
-    for _, timing in pair:
-        timing.median_s, timing.min_s = statistics.median(timing.samples), min(timing.samples)
-        timing.runs = len(timing.samples)
+            timing.pair_samples.append(measured[0])
+            timing.pair_cpu_samples.append(measured[1])
 
 
 def import_profile(directory: Path, top: int = 25) -> str:
