@@ -27,10 +27,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from workloads import BASELINE_MODULE, SCHEMA_MODULE, to_toml, typed_tree
 
 REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 ENTRY_COMPOSE = f'''"""Generated: a compose entrypoint on the benchmark schema."""
 
@@ -209,15 +211,20 @@ def process_env(command: Command, cwd: Path) -> dict[str, str]:
     return env
 
 
+def in_turn(programs: list[T], round_: int) -> list[T]:
+    """The order of a round: as listed, reversed every other round, so that running first or
+    later costs every program alike (here the second of two like processes ran ~10 ms slower)."""
+    return programs if round_ % 2 == 0 else programs[::-1]
+
+
 def time_commands(commands: list[Command], cwd: Path, runs: int, warmup: int) -> list[Timing]:
     """Rounds of every command in turn (so load from other work hits them all alike): warm-up
-    rounds, which also write the bytecode caches, then `runs` timed rounds. The order reverses
-    every round: on this machine the second of two like processes ran ~10 ms slower, which a
-    fixed order (each baseline just before its program) added to every difference."""
+    rounds, which also write the bytecode caches, then `runs` timed rounds, `in_turn` (a fixed
+    order, each baseline just before its program, added ~10 ms to every difference)."""
     timings = [Timing(c.name, c.what, " ".join(c.argv[1:])) for c in commands]
     pairs = list(zip(commands, timings, strict=True))
     for round_ in range(warmup + runs):
-        for command, timing in pairs if round_ % 2 == 0 else pairs[::-1]:
+        for command, timing in in_turn(pairs, round_):
             if timing.error is None:
                 measured = run_once(command, cwd, timing)
                 if round_ >= warmup and measured is not None:
@@ -293,14 +300,13 @@ GOAL_PAIR = (RL_BASELINE, RL_HELP)
 
 
 def time_goal_pair(commands: list[Command], timings: list[Timing], cwd: Path, rounds: int) -> None:
-    """`rounds` rounds of the judged pair alone, into its `pair_samples`. Which of the two runs
-    first alternates, so that a cost of going first or second falls on both alike."""
+    """`rounds` rounds of the judged pair alone, `in_turn`, into its `pair_samples`."""
     by_name = {c.name: (c, t) for c, t in zip(commands, timings, strict=True)}
     pair = [by_name[name] for name in GOAL_PAIR if name in by_name]
     if rounds <= 0 or len(pair) != 2 or any(t.error is not None for _, t in pair):
         return
     for round_ in range(rounds):
-        for command, timing in pair if round_ % 2 == 0 else pair[::-1]:
+        for command, timing in in_turn(pair, round_):
             measured = run_once(command, cwd, timing)
             if measured is None:  # the error is kept on the timing, and reported
                 return

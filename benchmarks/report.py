@@ -273,7 +273,8 @@ def interp_table(results: Results) -> list[str]:
     return md_table(["workload", "K", *names], rows)
 
 
-def rl_example_lines(found: dict[str, Any] | None, chain: dict[str, Any]) -> list[str]:
+def rl_example_lines(chain: dict[str, Any]) -> list[str]:
+    found = chain.get("rl_example")
     if not found:
         return []
     ratio = found["compose_s"] / found["floor_s"]
@@ -432,27 +433,20 @@ def goals(results: Results, cold: list[Timing], chain: dict[str, Any]) -> list[G
     return [
         floor_goal(results, typed=False),
         omegaconf_goal(results),
-        floor_goal(
-            results,
-            typed=True,
-            rl_example=chain.get("rl_example"),
-            rl_counted=counted(chain, "rl_example"),
-        ),
+        floor_goal(results, typed=True, chain=chain),
         interp_goal(results, chain),
         cold_goal(cold),
         memory_goal(results),
     ]
 
 
-def floor_goal(
-    results: Results,
-    typed: bool,
-    rl_example: dict[str, Any] | None = None,
-    rl_counted: tuple[float, float] | None = None,
-) -> Goal:
-    """The N x M grid; typed, the example rl schema too (the issue names both schemas)."""
+def floor_goal(results: Results, typed: bool, chain: dict[str, Any] | None = None) -> Goal:
+    """The N x M grid; typed, the example rl schema too (the issue names both schemas), from
+    the in-process figures in `chain`."""
     kind = "typed" if typed else "schema-less"
     name = f"{kind} compose within {GOAL_FLOOR_RATIO}x of the floor"
+    rl_example = chain.get("rl_example") if chain else None
+    rl_counted = counted(chain, "rl_example") if chain else None
     ratios = {w.name: results.floor_ratio(w) for w in results.grid(typed)}
     if rl_example:
         ratios["the rl example"] = rl_example["compose_s"] / rl_example["floor_s"]
@@ -582,18 +576,17 @@ def _cold_difference(a: Timing, b: Timing) -> tuple[float, str]:
     them, else from the rounds of every program (the median of per-round differences)."""
     own = _differences(a.pair_samples, b.pair_samples)
     among_all = _differences(a.samples, b.samples)
-    diffs = own or among_all
+    if own:
+        diffs, how = own, "rounds of the pair alone, in alternating order"
+        cpu = _differences(a.pair_cpu_samples, b.pair_cpu_samples)
+    else:
+        diffs, how = among_all, "paired rounds"
+        cpu = _differences(a.cpu_samples, b.cpu_samples)
     if not diffs:  # a results.json from before samples were kept
         extra = (a.median_s or 0.0) - (b.median_s or 0.0)
         return extra, f"{_delta_ms(extra)} (difference of medians"
     low, high = median_interval(diffs)
     extra = statistics.median(diffs)
-    cpu = (
-        _differences(a.pair_cpu_samples, b.pair_cpu_samples)
-        if own
-        else _differences(a.cpu_samples, b.cpu_samples)
-    )
-    how = "rounds of the pair alone, in alternating order" if own else "paired rounds"
     text = f"{_delta_ms(extra)} (median of {len(diffs)} {how}, 95% interval "
     text += f"{_delta_ms(low)} to {_delta_ms(high)}"
     text += f"; CPU {_delta_ms(statistics.median(cpu))}" if cpu else ""
@@ -803,7 +796,7 @@ def markdown(
     lines += timing_table(results, results.grid(False))
     lines += ["## Typed: the same shapes bound onto the 514-field schema", ""]
     lines += timing_table(results, results.grid(True))
-    lines += rl_example_lines(chain.get("rl_example"), chain)
+    lines += rl_example_lines(chain)
     lines += ["## Interpolation: K references in the last file", ""]
     lines += interp_table(results)
     lines += interp_lines(results, chain)
