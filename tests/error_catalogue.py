@@ -75,8 +75,6 @@ class Case:
     overrides: tuple[str, ...] = ()
     schema: type[BaseModel] = RLConfig
     unset_env: tuple[str, ...] = ()
-    bug: str = ""
-    """Set when the engine does not print `message` yet: what it does wrong."""
 
 
 @dataclass(frozen=True)
@@ -398,11 +396,6 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin="--trainer.epochs",
         fix="List the keys with `app --help trainer`; the schema may call it something else "
         "(here `--max-steps`).",
-        bug=(
-            "adds `did you mean --trainer.ckpt?`, a key that only shares the `--trainer.` prefix "
-            "(compose/_schema.py `suggest` scores whole dotted paths, so a long common prefix "
-            "passes its 0.6 cutoff)"
-        ),
     ),
     Case(
         name="unknown-key-in-override",
@@ -969,10 +962,6 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="--orchestrator.max-tokens",
         origin="run.toml:2",
         fix="Delete the old key and keep the new one.",
-        bug=(
-            "raises the base class `ComposeError` itself, which no category catches "
-            "(compose/_renames.py `move_renamed`)"
-        ),
     ),
     Case(
         name="renamed-flag-and-new-flag",

@@ -237,8 +237,6 @@ def _render_case(index: int, case: Case) -> str:
         lines += ["```text", f">>> compose({', '.join(args)})", f"{case.error.__name__}: {message}"]
         lines += ["```", ""]
     lines += [f"**How to fix it:** {case.fix}", ""]
-    if case.bug:
-        lines += [f"> Known issue, to be fixed: today the engine {case.bug}.", ""]
     return "\n".join(lines)
 
 
