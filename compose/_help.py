@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from compose._plain import json_text, to_data
-from compose._schema import NO_DEFAULT, plan_of
+from compose._schema import NO_DEFAULT, closest_flag, plan_of
 from compose._search import SearchPath, config_groups
 from compose._types import Kind, Shape
+from compose.errors import UnknownKeyError
 
 if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw help
     from compose._graph import Composed
@@ -103,12 +104,31 @@ def help_screen(
     walker.model(schema, NO_DEFAULT, composed.tree if composed else None, (), "", "options", 0)
     sections = _with_pieces(walker.sections, search_path)
     if narrow:
-        wanted = "--" + narrow.removeprefix("--").replace("_", "-")
-        sections = [s for s in sections if s.flag == wanted or s.flag.startswith(wanted + ".")]
+        sections = _narrowed(sections, narrow)
     doc = (schema.__doc__ or "").strip()
     summary = doc.splitlines()[0] if doc and not narrow else ""
     environment = environment_line(env_prefix) if env_prefix else ""
     return HelpScreen(prog, summary, sections, composed is not None, problem, environment)
+
+
+def _narrowed(sections: list[Section], narrow: str) -> list[Section]:
+    """The sections under `narrow`. None is an error naming what was likely meant: a typo must
+    not look like a section without fields."""
+    wanted = "--" + narrow.removeprefix("--").replace("_", "-")
+    found = [s for s in sections if s.flag == wanted or s.flag.startswith(wanted + ".")]
+    if found:
+        return found
+    hint = _section_hint(sections, wanted)
+    raise UnknownKeyError("no such section", key=wanted, origin="--help", hint=hint)
+
+
+def _section_hint(sections: list[Section], wanted: str) -> str | None:
+    for section in sections:
+        if any(entry.flag == wanted for entry in section.entries):
+            where = section.flag.removeprefix("--")
+            return f"a field, shown by --help {where}" if where else "a field, shown by --help"
+    near = closest_flag(wanted, [section.flag for section in sections if section.flag])
+    return f"did you mean --help {near.removeprefix('--')}?" if near else None
 
 
 def environment_line(prefix: str) -> str:

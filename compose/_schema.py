@@ -484,14 +484,15 @@ def suggest(root: Shape, key: str) -> str | None:
         return None
     indices = re.findall(_INDEX, key)
     wanted = re.sub(_INDEX, ".0", key.replace("_", "-"))
-    found = _closest(wanted, all_flags(root.model))
+    found = closest_flag(wanted, all_flags(root.model))
     if found is None:
         return None
     given = iter(indices)
     return re.sub(_INDEX, lambda m: "." + next(given, m.group(1)), found)
 
 
-def _closest(wanted: str, candidates: list[str]) -> str | None:
+def closest_flag(wanted: str, candidates: list[str]) -> str | None:
+    """The candidate flag `wanted` most likely meant (see `suggest`), or None."""
     parent, _, leaf = wanted.rpartition(".")
     leaf = leaf.removeprefix("--")
     candidates = [c for c in candidates if not wanted.startswith(c + ".")]

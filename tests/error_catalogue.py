@@ -398,6 +398,17 @@ ENTRIES: tuple[Part | Case, ...] = (
         "(here `--max-steps`).",
     ),
     Case(
+        name="help-for-no-such-section",
+        title="`--help` for a section that does not exist",
+        did="Asked for `--help trainer.optm`, a misspelled section.",
+        argv=_argv("--help trainer.optm"),
+        error=UnknownKeyError,
+        message="--trainer.optm (from --help): no such section; did you mean --help trainer.optim?",
+        key="--trainer.optm",
+        origin="--help",
+        fix="Ask for the section suggested; `app --help` shows them all.",
+    ),
+    Case(
         name="unknown-key-in-override",
         title="An unknown key in a `compose()` override",
         did="Passed an override string naming a key the schema does not have.",

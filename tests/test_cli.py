@@ -136,6 +136,34 @@ def test_help_narrowed_to_a_section(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--trainer.model" not in out
 
 
+@pytest.mark.parametrize(
+    ("section", "hint"),
+    [
+        ("trainer.optm", "; did you mean --help trainer.optim?"),
+        ("optim", "; did you mean --help trainer.optim?"),
+        ("trainer.optim.lr", "; a field, shown by --help trainer.optim"),
+        ("seed", "; a field, shown by --help"),
+        ("nothing.like.it", ""),
+    ],
+)
+def test_help_for_a_section_that_does_not_exist_says_what_was_meant(
+    section: str, hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not an empty screen and exit 0, which looks like a section without fields."""
+    code, out, err = run_cli(["--help", section], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"error: --{section} (from --help): no such section{hint}\n"
+
+
+def test_help_for_no_such_section_is_an_error_after_files_too(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("a.toml", "seed = 3\n")
+    code, out, err = run_cli(["@", "a.toml", "--help", "trainer.optm"], capsys)
+    assert (code, out) == (2, "")
+    assert "--trainer.optm (from --help): no such section" in err
+
+
 def test_help_wins_over_bad_flags(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(["--nope", "x", "--help"], capsys)
     assert (code, err) == (0, "")
