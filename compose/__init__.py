@@ -29,9 +29,10 @@ from compose.errors import (
 if TYPE_CHECKING:
     from compose._api import compose, parse
     from compose._cli import cli
-    from compose._dump import to_toml, write_configs
+    from compose._dump import to_toml
     from compose._interp import register_resolver
     from compose._renames import renamed
+    from compose._write import write_configs
 
 __all__ = [
     "ArgvError",
@@ -61,7 +62,7 @@ _LAZY = {  # name -> the module that defines it
     "register_resolver": "compose._interp",
     "renamed": "compose._renames",
     "to_toml": "compose._dump",
-    "write_configs": "compose._dump",
+    "write_configs": "compose._write",
 }
 
 

@@ -9,11 +9,9 @@ empty section still gets its header, so an optional section that is on stays on.
 from __future__ import annotations
 
 import datetime
+import json
 import math
-import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,8 +19,7 @@ from pydantic import BaseModel
 from compose._interp_data import escape  # not _interp: dumps stay light to import
 from compose._plain import plain_text, to_data
 
-# What a bare TOML key may hold: a set, not a regex, whose compiling every entrypoint would pay
-# at import (write_configs is imported with the app).
+# What a bare TOML key may hold (a set: nothing to compile at import)
 _BARE_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -138,49 +135,4 @@ def _string(text: str) -> str:
     """A TOML basic string: JSON's escapes are TOML's, plus DEL, which TOML wants escaped."""
     if plain_text(text):
         return f'"{text}"'
-    # Imported here: every entrypoint imports this module (`write_configs`), and importing
-    # json was 5M instructions (about 2 ms) of each start, `--help` included
-    import json  # noqa: PLC0415
-
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
-
-
-def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) -> list[Path]:
-    """Write `OUTPUT_DIR/configs/NAME.toml` for each NAME -> model (or dict).
-
-    Every file is rendered and written to a temporary file beside its target before any is
-    renamed over its target, so a bad value or a full disk changes no file and leaves no
-    partial one; each rename is atomic (a failing rename itself, rare, can leave earlier files
-    renamed). Names are plain file stems, never paths: nothing is written outside
-    `OUTPUT_DIR/configs`.
-    """
-    directory = Path(output_dir) / "configs"
-    texts = {_config_name(name): to_toml(value) for name, value in files.items()}
-    directory.mkdir(parents=True, exist_ok=True)
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for name, text in texts.items():
-            staged.append((_stage(directory, name, text), directory / f"{name}.toml"))
-        for temporary, target in staged:
-            os.replace(temporary, target)
-    finally:
-        for temporary, _ in staged:
-            temporary.unlink(missing_ok=True)
-    return [target for _, target in staged]
-
-
-def _config_name(name: str) -> str:
-    if not name or "/" in name or "\\" in name or name.startswith(".") or "\0" in name:
-        raise ValueError(f"not a config file name: {name!r}")
-    return name
-
-
-def _stage(directory: Path, name: str, text: str) -> Path:
-    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-    except BaseException:
-        os.unlink(temporary)  # a full disk or text UTF-8 cannot hold: leave nothing behind
-        raise
-    return Path(temporary)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from schemas import CheckpointConfig, EnvConfig, MuonConfig, RLConfig, TrainerConfig
 from strategies import instances
 
-from compose import BaseConfig, _dump, compose, to_toml, write_configs
+from compose import BaseConfig, _dump, _write, compose, to_toml, write_configs
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -344,7 +344,7 @@ def test_write_configs_leaves_nothing_when_one_value_cannot_be_rendered(
 def test_write_configs_leaves_nothing_when_a_file_cannot_be_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = _dump._stage
+    real = _write._stage
     staged: list[str] = []
 
     def fail_on_the_second(directory: Path, name: str, text: str) -> Path:
@@ -353,7 +353,7 @@ def test_write_configs_leaves_nothing_when_a_file_cannot_be_written(
             raise OSError("disk full")
         return real(directory, name, text)
 
-    monkeypatch.setattr(_dump, "_stage", fail_on_the_second)
+    monkeypatch.setattr(_write, "_stage", fail_on_the_second)
     with pytest.raises(OSError, match="disk full"):
         write_configs(tmp_path, {"rl": RLConfig(), "trainer": TrainerConfig()})
     assert list((tmp_path / "configs").iterdir()) == []  # no target, no temporary file

@@ -387,9 +387,10 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
         except SystemExit:
             pass
         engine = {"compose._api", "compose._graph", "compose._bind", "compose._merge"}
-        # nor what only a composition, text to escape or a mistake needs: origins, TOML, json
-        # (list and dict defaults are shown without it), did-you-mean
-        light = {"compose._origin", "tomli", "json", "difflib"}
+        # nor what only a composition, a written file, text to escape or a mistake needs:
+        # origins, TOML in and out, json (list and dict defaults are shown without it),
+        # did-you-mean
+        light = {"compose._origin", "tomli", "compose._dump", "json", "difflib"}
         loaded = (engine | light) & set(sys.modules)
         assert not loaded, loaded
         """
