@@ -11,6 +11,7 @@ entrypoint's help more than drawing it.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 import warnings
@@ -76,8 +77,12 @@ def _parse(
     """`compose.parse`, with a bare help request answered as it would answer it."""
     section = _bare_help(args)
     if section is not None and not _environment_sets(env_prefix):
-        screen = help_screen(schema, prog, section, search_path=search_path, env_prefix=env_prefix)
-        raise HelpRequested(plain_help(screen), screen)
+        with collector_paused():
+            screen = help_screen(
+                schema, prog, section, search_path=search_path, env_prefix=env_prefix
+            )
+            text = plain_help(screen)
+        raise HelpRequested(text, screen)
     from compose._api import parse  # noqa: PLC0415  # lazy for cold start: see the docstring
 
     return parse(schema, args, prog=prog, search_path=search_path, env_prefix=env_prefix)
@@ -100,6 +105,21 @@ def _bare_help(args: list[str]) -> str | None:
         return None
     last = items[-1]
     return last.section if isinstance(last, HelpItem) else None
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a short task that makes many objects and few cycles.
+
+    Drawing help allocates ~50k containers: at Pydantic's heap size the collections they set off
+    cost 15% of drawing it (callgrind). Reference counting still frees everything else."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ with `ast` on awkward source, and which modules a bare `--help` imports."""
 
 from __future__ import annotations
 
+import gc
 import json
 import marshal
 import math
@@ -366,6 +367,25 @@ def test_cli_help_equals_parse_help(capsys: pytest.CaptureFixture[str]) -> None:
         with pytest.raises(HelpRequested) as asked:
             parse(RLConfig, argv, prog="rl")
         assert capsys.readouterr().out == asked.value.text, argv
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize(("argv", "code"), [(["--help"], 0), (["--help", "no.such"], 2)])
+def test_help_leaves_the_garbage_collector_as_it_found_it(
+    enabled: bool, argv: list[str], code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Help is drawn with the collector paused; the app's own setting is back afterwards, also
+    when the section asked for does not exist."""
+    was_enabled = gc.isenabled()
+    gc.enable() if enabled else gc.disable()
+    try:
+        with pytest.raises(SystemExit) as exited:
+            cli(RLConfig, argv, prog="rl")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was_enabled else gc.disable()
+    assert exited.value.code == code
+    assert ("--trainer.optim" in capsys.readouterr().out) is (code == 0)
 
 
 def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path) -> None:
