@@ -148,9 +148,11 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
 def run_pair(cell: dict[str, Any]) -> dict[str, Any]:
     """Two cells called in turn (A B A B ...): their ratio survives a machine whose load drifts.
 
-    Both first calls are warm-ups; the pairs then fill about twice the budget, and are at least
-    seven: on a shared machine a single call of the largest workloads varies by a third, and the
-    median of three such calls does not hold a 1.3x ratio still.
+    Both first calls are warm-ups. The pairs then fill about four times the budget, counted from
+    a second, warm call of each side (the first carries cold costs: taken as the measure, it left
+    cells of 50 ms with seven pairs, whose median read 1.31x where 40 pairs read 1.02x). They are
+    at least seven: on a shared machine a single call of the largest workloads varies by a
+    third, and the median of three such calls does not hold a 1.3x ratio still.
     """
     runs, firsts = [], []
     for side in cell["pair"]:
@@ -162,8 +164,10 @@ def run_pair(cell: dict[str, Any]) -> dict[str, Any]:
             return {"timeout": True}
         runs.append(run)
         firsts.append(first)
+    if not cell["quick"] and sum(firsts) < cell["budget"]:  # slower cells: seven pairs anyway
+        firsts = [timed(run)[0] for run in runs]
     times: list[list[float]] = [[] for _ in runs]
-    pairs = round(2 * cell["budget"] / sum(firsts))
+    pairs = round(4 * cell["budget"] / sum(firsts))
     pairs = 1 if cell["quick"] else max(MIN_PAIRS, min(cell["max_reps"], pairs))
     gc.collect()
     for _ in range(pairs):
