@@ -164,10 +164,11 @@ def run_pair(cell: dict[str, Any]) -> dict[str, Any]:
             return {"timeout": True}
         runs.append(run)
         firsts.append(first)
-    if not cell["quick"] and sum(firsts) < cell["budget"]:  # slower cells: seven pairs anyway
-        firsts = [timed(run)[0] for run in runs]
+    seconds = sum(firsts)  # of one round
+    if not cell["quick"] and seconds < cell["budget"]:  # slower cells get seven pairs anyway
+        seconds = sum(timed(run)[0] for run in runs)  # warm: the first calls carried cold costs
     times: list[list[float]] = [[] for _ in runs]
-    pairs = round(4 * cell["budget"] / sum(firsts))
+    pairs = round(4 * cell["budget"] / seconds)
     pairs = 1 if cell["quick"] else max(MIN_PAIRS, min(cell["max_reps"], pairs))
     gc.collect()
     for _ in range(pairs):
