@@ -328,7 +328,7 @@ def _class_statement(source: str, block: _Block, docs: ClassDocs, line: _Line) -
     if block.field is not None and what == "literals":
         text = _docstring(source, line)
         if text is not None:
-            docs.docstrings[block.field] = _one_line(text)
+            docs.docstrings[block.field] = one_line(text)
     name = line.kind["field"] if line.kind is not None and what == "field" else None
     block.field = name if name is not None and not keyword.iskeyword(name) else None
 
@@ -356,9 +356,9 @@ def _open_block(
     state.blocks.append(_Block(indent, qualname + ".", docs))
 
 
-def _one_line(text: str) -> str:
-    """A docstring as help shows it: its words on one line. Stored so (in the index too), so
-    help does not split every docstring again in every process."""
+def one_line(text: str) -> str:
+    """A description as help shows it: its words on one line. Docstrings are stored so (in the
+    index too), so help does not split every docstring again in every process."""
     return " ".join(text.split())
 
 
@@ -424,5 +424,5 @@ def _body_docstrings(body: list[ast.stmt]) -> dict[str, str]:
             and isinstance(following.value, ast.Constant)
             and isinstance(following.value.value, str)
         ):
-            found[statement.target.id] = _one_line(following.value.value)
+            found[statement.target.id] = one_line(following.value.value)
     return found

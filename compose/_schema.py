@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from compose._docstrings import field_docstring
+from compose._docstrings import field_docstring, one_line
 from compose._tree import MAX_DEPTH, KeyPath, child, is_index
 from compose._types import ANY, Kind, Shape, innermost, section_models, shape_of_field
 from compose.errors import ArgvError, UnknownKeyError, closest
@@ -60,7 +60,7 @@ class FieldPlan:
     def description(self) -> str:
         """`Field(description=)`, else the docstring under the field, on one line."""
         if self.info.description:
-            return " ".join(self.info.description.split())
+            return one_line(self.info.description)
         return field_docstring(self.owner, self.name)  # kept on one line
 
 
