@@ -22,13 +22,12 @@ from pydantic import BaseModel
 
 from compose._coerce import NONE_TEXT
 from compose._defaults import has_none_text_defaults
-from compose._fill import fill, fill_tag, keep_customised_default
+from compose._fill import fill, fill_tag
 from compose._graph import Composed
 from compose._origin import Origins
 from compose._schema import (
     NO_DEFAULT,
     ModelPlan,
-    child_default,
     plan_of,
     suggest,
     unknown_key,
@@ -179,8 +178,6 @@ class _Binder:
             self._sections_below(node, plan, default, path)
         else:
             self._fields(node, shape, plan, default, path)
-        if default is not NO_DEFAULT:
-            keep_customised_default(node, default)
         return node
 
     def _fields(
@@ -194,9 +191,7 @@ class _Binder:
                     self._unknown((*path, key), node.pop(key), shape)
                 continue
             if isinstance(child, (dict, list)) or child == NONE_TEXT:  # scalars need nothing
-                node[key] = self.prepare(
-                    child, field.shape, child_default(plan.model, key, default), (*path, key)
-                )
+                node[key] = self.prepare(child, field.shape, field.default, (*path, key))
 
     def _sections_below(
         self, node: dict[str, Any], plan: ModelPlan, default: Any, path: KeyPath
@@ -208,8 +203,8 @@ class _Binder:
         for key in holding:
             child = node.get(key)
             if isinstance(child, (dict, list)):  # tables and lists are prepared in place
-                field_default = child_default(plan.model, key, default)
-                self.prepare(child, plan.fields[key].shape, field_default, (*path, key))
+                field = plan.fields[key]
+                self.prepare(child, field.shape, field.default, (*path, key))
 
     def _variant(
         self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath

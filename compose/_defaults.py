@@ -21,8 +21,8 @@ from compose._schema import (
     NO_DEFAULT,
     FieldPlan,
     any_field_below,
-    child_default,
     current_variant,
+    field_default,
     plan_of,
 )
 from compose._tree import KeyPath, child, is_index
@@ -60,14 +60,23 @@ def _default_step(shape: Shape, node: Any, default: Any, segment: Any) -> tuple[
         if model is None or segment not in model.model_fields:
             raise KeyError(segment)
         field = plan_of(model).fields[segment]
-        inner = default if isinstance(default, model) else NO_DEFAULT
-        return field.shape, child(node, segment), child_default(model, segment, inner)
+        return field.shape, child(node, segment), _field_default_in(model, segment, node, default)
     if shape.kind in (Kind.LIST, Kind.DICT, Kind.ANY):
         if isinstance(segment, str) and is_index(segment) and isinstance(node or default, list):
             segment = int(segment)  # interpolation paths give list indices as text
         item = shape.item if shape.item is not None else shape
-        return item, child(node, segment), _child_default(default, segment)
+        # a list or dict a node set replaces its default whole: nothing of it is left below
+        below = _child_default(default, segment) if node is None else NO_DEFAULT
+        return item, child(node, segment), below
     raise KeyError(segment)
+
+
+def _field_default_in(model: type[BaseModel], name: str, node: Any, default: Any) -> Any:
+    """The default of a section's field as validation will see it: the section's default
+    instance holds it where no node set anything in the section, else the class does."""
+    if node is None and isinstance(default, model):
+        return getattr(default, name, NO_DEFAULT)
+    return field_default(model, name)
 
 
 def _child_default(default: Any, segment: Any) -> Any:
@@ -92,9 +101,8 @@ def _inject(
     model = current_variant(shape, node, default)
     if model is None or not has_interpolated_defaults(model):
         return
-    inner = default if isinstance(default, model) else NO_DEFAULT
-    for name, field in plan_of(model).fields.items():
-        value = child_default(model, name, inner)
+    for name, field in plan_of(model).fields.items():  # a section in the tree: class defaults
+        value = field_default(model, name)
         current = node.get(name)
         if name not in node:
             if _holds_interpolation(value):

@@ -1,15 +1,13 @@
 """Binding's lean preparation: what only the schema knows, done where a class says it may be needed.
 
 With no "None" text anywhere in a composition (the usual case), all that binding must do before
-Pydantic validates is fill in the tag of a union section that has none (its default variant's)
-and keep a customised class default's values under what the nodes set. Which fields may lead to
-either is known per class (`_needed`), so the walk visits those alone, and leaves unknown keys
-to Pydantic: when validation fails, `_bind` walks again, checking every key, to report them.
+Pydantic validates is fill in the tag of a union section that has none (its default variant's).
+Which fields may lead to one is known per class (`_needed`), so the walk visits those alone, and
+leaves unknown keys to Pydantic: when validation fails, `_bind` walks again to report them.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 from typing import Any
 
@@ -31,27 +29,11 @@ def fill(node: dict[str, Any], shape: Shape, default: Any) -> bool:
         model = fill_tag(node, shape, default)
         if model is None:
             return shape.tag is None  # a union Pydantic tells apart by itself: nothing to fill
-    if default is NO_DEFAULT or not isinstance(default, model) or not default.model_fields_set:
-        filled = True
-        for key, field_shape, field_default in _needed(model):
-            value = node.get(key)
-            if value is not None:
-                filled = _fill_value(value, field_shape, field_default) and filled
-        return filled
-    return _fill_customised(node, model, default)
-
-
-def _fill_customised(node: dict[str, Any], model: type[BaseModel], default: BaseModel) -> bool:
-    """A section whose default has fields set by its author: its values may be needed below
-    any section field, and are kept under what the nodes set."""
-    plan = plan_of(model)
     filled = True
-    for key in plan.section_fields:
+    for key, field_shape, field_default in _needed(model):
         value = node.get(key)
         if value is not None:
-            field_default = getattr(default, key, NO_DEFAULT)
-            filled = _fill_value(value, plan.fields[key].shape, field_default) and filled
-    keep_customised_default(node, default)
+            filled = _fill_value(value, field_shape, field_default) and filled
     return filled
 
 
@@ -89,31 +71,21 @@ def fill_tag(node: dict[str, Any], shape: Shape, default: Any) -> type[BaseModel
     return shape.variant(node[tag])
 
 
-def keep_customised_default(node: dict[str, Any], default: BaseModel) -> None:
-    """A section's default instance with fields set by its author: nodes set the rest on top."""
-    for name in default.model_fields_set:
-        if name not in node:
-            node[name] = copy.deepcopy(getattr(default, name))
-
-
 @functools.cache
 def _needed(model: type[BaseModel]) -> Needed:
-    """The fields of `model` that may need a visit when the section's default is not
-    customised: a union's tag to fill in, or a customised default's values, at or below."""
+    """The fields of `model` that may need a visit: a union's tag to fill in, at or below."""
     plan = plan_of(model)
     fields = [field for name, field in plan.fields.items() if name in plan.section_fields]
     return tuple(
-        (field.name, field.shape, field.default)
-        for field in fields
-        if _customised(field.default) or work_below(field.shape)
+        (field.name, field.shape, field.default) for field in fields if work_below(field.shape)
     )
 
 
 @functools.cache
 def work_below(shape: Shape) -> bool:
-    """Whether a value of `shape` (with no default of its own) may hold a union section with a
-    tag, or a section whose class default is customised. Known per class: `any_field_below`
-    ends on recursive schemas, and may count models a walk never reaches (a harmless visit)."""
+    """Whether a value of `shape` may hold a union section with a tag. Known per class:
+    `any_field_below` ends on recursive schemas, and may count models a walk never reaches (a
+    harmless visit)."""
     inner = innermost(shape)
     if inner.kind is Kind.UNION:
         return bool(inner.tag)  # without one Pydantic chooses, and the walk stops there
@@ -126,11 +98,7 @@ def _has_work(model: type[BaseModel]) -> bool:
 
 
 def _may_need_a_visit(field: FieldPlan) -> bool:
-    """A union section with a tag, or a section whose class default is customised."""
+    """A union section with a tag."""
     if field.name not in plan_of(field.owner).section_fields:
-        return False  # only sections: a scalar field's default factory is never called here
-    return bool(innermost(field.shape).tag) or _customised(field.default)
-
-
-def _customised(default: Any) -> bool:
-    return isinstance(default, BaseModel) and bool(default.model_fields_set)
+        return False
+    return bool(innermost(field.shape).tag)

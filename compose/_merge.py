@@ -24,8 +24,8 @@ from compose._origin import DefaultSource, Origin, Origins
 from compose._schema import (
     NO_DEFAULT,
     any_field_below,
-    child_default,
     default_tag,
+    field_default,
     plan_of,
     tag_names,
 )
@@ -324,7 +324,7 @@ def shape_below(shape: Shape, node: dict[str, Any], key: str, default: Any) -> t
         if model is not None:
             plan = plan_of(model).fields.get(key)
             if plan is not None:
-                return plan.shape, child_default(model, key, default)
+                return plan.shape, field_default(model, key)
         return ANY, NO_DEFAULT
     if kind is Kind.DICT:
         return shape.item or ANY, NO_DEFAULT

@@ -177,12 +177,14 @@ def default_tag(shape: Shape, default: Any) -> Any:
     return None
 
 
-def child_default(model: type[BaseModel], name: str, parent_default: Any) -> Any:
-    """The default under `name`: from a customised default instance, else the field's own."""
-    # NO_DEFAULT by identity first: `isinstance` on anything but a model's own instance runs
-    # ABCMeta's Python hook, and every walk asks this of each section on its way
-    if parent_default is not NO_DEFAULT and isinstance(parent_default, model):
-        return getattr(parent_default, name, NO_DEFAULT)
+def field_default(model: type[BaseModel], name: str) -> Any:
+    """The class default of field `name` of `model` (NO_DEFAULT when it is required).
+
+    Below a section that a node sets, defaults are always the class's, never those of the
+    section's default instance (CONTRACT §7 "Layers"): the section is validated from what the
+    nodes set on top of its class's field defaults, as Pydantic validates a dict. The default
+    instance stands whole only where no node sets anything in it.
+    """
     return plan_of(model).fields[name].default
 
 
@@ -360,7 +362,7 @@ def _step(
         name = field_name(model, segment) if model is not None else None
         if model is None or name is None:
             return None
-        return name, plan_of(model).fields[name].shape, child_default(model, name, default)
+        return name, plan_of(model).fields[name].shape, field_default(model, name)
     if kind is Kind.LIST:
         if not is_index(segment):
             raise ArgvError(
@@ -462,7 +464,7 @@ def _shape_below(shape: Shape, node: Any, segment: str | int, default: Any) -> t
         if model is None or segment not in model.model_fields:  # another variant's key
             model = next((m for _, m in shape.variants if segment in m.model_fields), None)
         if model is not None and segment in model.model_fields:
-            return plan_of(model).fields[segment].shape, child_default(model, segment, default)
+            return plan_of(model).fields[segment].shape, field_default(model, segment)
         return ANY, NO_DEFAULT
     if shape.kind in (Kind.LIST, Kind.DICT):
         return shape.item or ANY, NO_DEFAULT

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from pydantic import Field, model_validator
 from schemas import (
     AdamWConfig,
     CheckpointConfig,
@@ -26,7 +27,7 @@ from schemas import (
     WandbConfig,
 )
 
-from compose import ConfigValidationError, compose, parse
+from compose import BaseConfig, ConfigValidationError, compose, parse
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -48,10 +49,16 @@ def test_partial_section_keeps_the_rest_of_the_defaults(write: WriteFile) -> Non
     assert config.orchestrator == RLConfig().orchestrator
 
 
-def test_partial_section_keeps_a_customised_default_instance(write: WriteFile) -> None:
-    """`sampling` defaults to `SamplingConfig(temperature=0.7)`: setting another field of it,
-    from a file, a section file or the CLI, keeps temperature 0.7."""
-    expected = SamplingConfig(temperature=0.7, max_tokens=10)
+def test_a_partial_section_starts_from_its_class_not_its_default_instance(
+    write: WriteFile,
+) -> None:
+    """`sampling` defaults to `SamplingConfig(temperature=0.7)`. Untouched, that instance
+    stands whole; once a node (a file, a section file or the CLI) sets any field of it, the
+    section is validated from what the nodes set on the class's field defaults, as Pydantic
+    validates a dict (CONTRACT §7 "Layers"): temperature is the class's 1.0."""
+    assert parse(RLConfig, []).orchestrator.sampling == SamplingConfig(temperature=0.7)
+    expected = SamplingConfig(max_tokens=10)
+    assert expected.temperature == 1.0
     write("a.toml", "[orchestrator.sampling]\nmax_tokens = 10\n")
     write("s.toml", "max_tokens = 10\n")
     assert parse(RLConfig, ["@a.toml"]).orchestrator.sampling == expected
@@ -60,23 +67,23 @@ def test_partial_section_keeps_a_customised_default_instance(write: WriteFile) -
     assert parse(RLConfig, argv).orchestrator.sampling == expected
 
 
-def test_customised_default_instances_nested(write: WriteFile) -> None:
+def test_customised_default_instances_nested_give_way_to_class_defaults(write: WriteFile) -> None:
     write("model.toml", "[trainer.model]\nmax_model_len = 5\n")
     write("trainer.toml", "[trainer]\nlr_warmup_steps = 1\n")
+    config = parse(CustomDefaults, [])
+    assert config.trainer == TrainerConfig(
+        model=ModelConfig(name="custom", cp=2), micro_batch_size=4
+    )
     config = parse(CustomDefaults, ["@model.toml"])
-    assert config.trainer == TrainerConfig(
-        model=ModelConfig(name="custom", cp=2, max_model_len=5), micro_batch_size=4
-    )
+    assert config.trainer == TrainerConfig(model=ModelConfig(max_model_len=5))
     config = parse(CustomDefaults, ["@trainer.toml"])
-    assert config.trainer == TrainerConfig(
-        model=ModelConfig(name="custom", cp=2), micro_batch_size=4, lr_warmup_steps=1
-    )
+    assert config.trainer == TrainerConfig(lr_warmup_steps=1)
 
 
-def test_customised_default_variant_keeps_its_values() -> None:
-    assert parse(CustomDefaults, ["--optim.momentum", "0.9"]).optim == MuonConfig(
-        lr=0.5, momentum=0.9
-    )
+def test_customised_default_variant_is_kept_but_not_its_values() -> None:
+    """Without `type` the default's variant is kept (the guide); its fields are the class's."""
+    assert parse(CustomDefaults, []).optim == MuonConfig(lr=0.5)
+    assert parse(CustomDefaults, ["--optim.momentum", "0.9"]).optim == MuonConfig(momentum=0.9)
 
 
 def test_switching_away_from_a_customised_default_variant_starts_from_class_defaults(
@@ -90,7 +97,7 @@ def test_switching_away_from_a_customised_default_variant_starts_from_class_defa
 
 def test_optional_section_with_a_customised_default() -> None:
     config = parse(CustomDefaults, ["--sampling.max-tokens", "5"])
-    assert config.sampling == SamplingConfig(temperature=0.3, max_tokens=5)
+    assert config.sampling == SamplingConfig(max_tokens=5)
     assert parse(CustomDefaults, ["--no-sampling"]).sampling is None
 
 
@@ -321,7 +328,7 @@ def test_none_text_in_toml_at_any_depth(write: WriteFile) -> None:
     assert config.tag is None
     assert config.trainer.model.max_model_len is None
     assert config.orchestrator.weights == [None, 2.0]
-    assert config.orchestrator.sampling == SamplingConfig(temperature=0.7)
+    assert config.orchestrator.sampling == SamplingConfig(max_tokens=None, seed=None)
     assert config.orchestrator.env == [EnvConfig(args={"k": None, "n": 1})]
     assert config.inference == InferenceConfig(vllm_extra={"a": {"b": None, "c": [None, 1]}})
 
@@ -386,3 +393,61 @@ def test_result_is_a_validated_instance(write: WriteFile) -> None:
     assert isinstance(config, RLConfig)
     assert config.output_dir == Path("runs/x")
     assert config.trainer.dtype.value == "float32"
+
+
+# --- partial sections start from the class (CONTRACT §7 "Layers") -----------------------------
+
+
+class _Server(BaseConfig):
+    """An after-validator derives `parser` from `model`, as vLLM's tool-call parser is."""
+
+    model: str = "small"
+    parser: str | None = "auto"
+
+    @model_validator(mode="after")
+    def _derive_parser(self) -> _Server:
+        if self.parser == "auto":
+            self.parser = {"small": "hermes", "large": "glm45"}.get(self.model)
+        return self
+
+
+class _Roles(BaseConfig):
+    user: float | None = None
+    tool: float | None = 0.1
+
+
+class _Deployed(BaseConfig):
+    server: _Server = Field(default_factory=_Server)
+    roles: _Roles = _Roles(user=0.1)
+    run: str = "run-${roles.tool}"
+
+
+def test_a_value_derived_in_the_default_instance_is_derived_again(write: WriteFile) -> None:
+    """The default instance derived `parser = "hermes"` for the default model: a node that sets
+    the model gets the parser derived for it, from the file, a section file and the CLI."""
+    assert parse(_Deployed, []).server.parser == "hermes"
+    write("a.toml", "[server]\nmodel = 'large'\n")
+    write("s.toml", "model = 'large'\n")
+    for argv in (["@a.toml"], ["--server", "@s.toml"], ["--server.model", "large"]):
+        assert parse(_Deployed, argv).server == _Server(model="large", parser="glm45")
+    assert compose(["a.toml"], schema=_Deployed).server.parser == "glm45"
+
+
+def test_setting_one_field_of_a_section_replaces_its_default_instance(write: WriteFile) -> None:
+    """`roles` defaults to an instance with `user` set; setting `user` again keeps `tool` at
+    its class default, and setting `tool` drops the instance's `user`."""
+    assert parse(_Deployed, ["--roles.user", "0.5"]).roles == _Roles(user=0.5)
+    write("a.toml", "[roles]\ntool = 0.3\n")
+    assert parse(_Deployed, ["@a.toml"]).roles == _Roles(tool=0.3)
+    assert parse(_Deployed, []).roles == _Roles(user=0.1)
+
+
+def test_references_read_defaults_as_validation_does(write: WriteFile) -> None:
+    """`${roles.tool}` reads the default instance's value while no node sets `roles`, and the
+    class's once one does: the same value the bound model holds."""
+    write("tool.toml", "[roles]\nuser = 0.2\n")
+    write("refs.toml", "run = 'x-${roles.user}'\n")
+    assert parse(_Deployed, []).run == "run-0.1"
+    assert parse(_Deployed, ["@refs.toml"]).run == "x-0.1"
+    assert parse(_Deployed, ["@refs.toml", "@tool.toml"]).run == "x-0.2"
+    assert parse(_Deployed, ["@refs.toml", "--roles.tool", "0.4"]).run == "x-None"
