@@ -81,12 +81,11 @@ def compose(
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
     resolve(composed, resolvers, convert=plain_nones if schema is None else None)
-    flags_none = flags_may_hold_none(items)
     if schema is not None:
-        return bind(composed, schema, flags_may_hold_none=flags_none)
+        return bind(composed, schema)
     if composed.pending:
         raise gather(composed.pending)
-    if not (composed.may_hold_none or flags_none):
+    if not (composed.may_hold_none or flags_may_hold_none(items)):
         return composed.tree  # no "None" text anywhere: the walk would change nothing
     result: dict[str, Any] = plain_nones(composed.tree)
     return result
@@ -114,7 +113,7 @@ def parse(
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs)
     resolve(composed, resolvers)
-    return bind(composed, schema, flags_may_hold_none=flags_may_hold_none(items))
+    return bind(composed, schema)
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:

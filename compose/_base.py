@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, model_validator
 
 
 class BaseConfig(BaseModel):
-    """A schema section: unknown keys are errors, field docstrings describe flags in --help."""
+    """A schema section: unknown keys are errors, field docstrings describe flags in --help.
+
+    Data validated by a `BaseConfig` means what it means in a composition, however it arrives
+    (`compose`, `Model.model_validate(data)`, `Model(**data)`, or a dict an app's own
+    before-validator writes): the text "None" is None where the field admits None, and a
+    union section without its tag keeps the variant of the field's default
+    (`compose._prepare`).
+    """
 
     model_config = ConfigDict(
         extra="forbid",
@@ -15,3 +24,12 @@ class BaseConfig(BaseModel):
         # source at import, most of an entrypoint's cold start.
         validate_default=False,
     )
+    __compose_prepares__: ClassVar[bool] = True  # compose._prepare.PREPARES_ITSELF
+
+    @model_validator(mode="before")
+    @classmethod
+    def _compose_meaning(cls, data: Any) -> Any:
+        # Imported on first validation: a schema import and a bare --help never need it
+        from compose._prepare import prepare_fields  # noqa: PLC0415
+
+        return prepare_fields(cls, data)

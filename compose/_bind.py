@@ -1,38 +1,27 @@
 """Binding the composed tree onto the schema, and Pydantic's errors back onto origins.
 
-Before validation one walk beside the schema does what only the schema knows: `"None"` becomes
-None where the type admits it, a union section without a tag gets its default variant's, and a
-section whose class default is a customised instance keeps that instance's values under what the
-nodes set; unknown keys are reported with a hint. When no node can hold "None" text (the usual
-case) binding does only what `_fill` does, where a class says it may be needed, and leaves
-unknown keys to Pydantic. Pydantic then validates once. Only if something is wrong does the walk
-run, lean (sections only: a section with no sections below costs one check of its keys), so that
-unknown keys are reported in the files' order, with their hints. Each of Pydantic's errors is
-mapped to the key in CLI form, the value and the node that set it.
+The class that validates a section judges it: Pydantic validates the tree once, and every
+verdict, an unknown key included, is Pydantic's (so a subclass chosen by a validator, or kept
+by `SerializeAsAny`, judges its own keys, the same from files and flags). What data means
+before that (the text "None", a union section's default variant) is `compose._prepare`'s, run
+by each `BaseConfig` as its before-validator, and here for a plain root. Each of Pydantic's
+errors is then mapped to the key in CLI form, the value and the node that set it, with a
+did-you-mean for an unknown key.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Collection, Iterable
 from typing import Any, TypeVar
 
 import pydantic
 from pydantic import BaseModel
 
-from compose._coerce import NONE_TEXT
-from compose._defaults import has_none_text_defaults
-from compose._fill import fill, fill_tag
 from compose._graph import Composed
 from compose._origin import Origins
-from compose._schema import (
-    NO_DEFAULT,
-    ModelPlan,
-    plan_of,
-    suggest,
-    unknown_key,
-)
-from compose._tree import KeyPath, Seg
+from compose._prepare import prepare_value, prepares_itself
+from compose._schema import plan_of, unknown_key
+from compose._syntax import NONE_TEXT
+from compose._tree import KeyPath
 from compose._types import ANY, Kind, Shape
 from compose.errors import (
     ComposeError,
@@ -44,61 +33,39 @@ from compose.errors import (
 M = TypeVar("M", bound=BaseModel)
 
 
-def bind(composed: Composed, schema: type[M], *, flags_may_hold_none: bool = True) -> M:
-    """The validated instance of `schema`; every problem raised at once as `ComposeError`.
-
-    `flags_may_hold_none=False` says no flag's text spells "None" (see `may_spell_none`): with
-    no such text anywhere, only `fill` prepares the tree.
-    """
+def bind(composed: Composed, schema: type[M]) -> M:
+    """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
     tree = composed.tree
-    binder = None
-    if not flags_may_hold_none and not _may_hold_none(composed, schema):
-        filled = fill(tree, composed.root, NO_DEFAULT)
-    else:
-        binder = _Binder(composed, lean=False)
-        tree = binder.prepare(tree, composed.root, NO_DEFAULT, ())
-        filled = not binder.errors
+    if not prepares_itself(schema):
+        tree = prepare_value(tree, composed.root)
     try:
         instance = schema.model_validate(tree)
     except pydantic.ValidationError as error:
-        raise gather(_errors(composed, binder, tree, error)) from None
-    if not filled or composed.pending:
-        raise gather(_errors(composed, binder, tree, None))
+        raise gather([*composed.pending, *_map_errors(error, composed, tree)]) from None
+    if composed.pending:
+        raise gather(composed.pending)
     return instance
 
 
-def _errors(
-    composed: Composed, binder: _Binder | None, tree: Any, error: pydantic.ValidationError | None
-) -> list[ComposeError]:
-    """All that is wrong, in order: the CLI node's, the walk's, then Pydantic's other errors.
-
-    After `fill` (no walk yet), the lean walk over the tree it filled finds the unknown keys
-    and sections with no variant, in the files' order, with their hints.
-    """
-    if binder is None:
-        binder = _Binder(composed, lean=True)
-        binder.prepare(tree, composed.root, NO_DEFAULT, ())
-    errors = [*composed.pending, *binder.errors]
-    if error is not None:
-        reported = {found.key for found in errors}
-        mapped = _map_errors(error, composed, tree)
-        errors.extend(found for found in mapped if found.key not in reported)
-    return errors
-
-
-def _may_hold_none(composed: Composed, schema: type[BaseModel]) -> bool:
-    """Whether a "None" string may be in the tree: from a file, a resolved value or a default."""
-    return composed.may_hold_none or composed.may_interpolate or has_none_text_defaults(schema)
-
-
 def unknown_keys(composed: Composed) -> list[ComposeError]:
-    """The unknown keys of a composition, checked without binding it (for `show`, `--help`).
-
-    The lean walk suffices: unknown keys are found in sections, which it visits all.
-    """
-    binder = _Binder(composed, lean=True)
-    binder.prepare(copy.deepcopy(composed.tree), composed.root, NO_DEFAULT, ())
-    return [error for error in binder.errors if isinstance(error, UnknownKeyError)]
+    """The unknown keys of a composition, as validation judges them, without binding it (for
+    `compose show` and help after files: nothing is resolved yet, so other errors are not
+    what they will be, and are not reported)."""
+    schema = composed.root.model
+    if schema is None:
+        return []
+    tree = composed.tree if prepares_itself(schema) else prepare_value(composed.tree, composed.root)
+    try:
+        schema.model_validate(tree)
+    except pydantic.ValidationError as error:
+        return [
+            found
+            for found in _map_errors(error, composed, tree)
+            if isinstance(found, UnknownKeyError)
+        ]
+    except Exception:  # an app's validator meeting unresolved data: no verdict
+        return []
+    return []
 
 
 def plain_nones(tree: Any) -> Any:
@@ -111,132 +78,6 @@ def plain_nones(tree: Any) -> Any:
     elif tree == NONE_TEXT:
         return None
     return tree
-
-
-class _Binder:
-    def __init__(self, composed: Composed, lean: bool) -> None:
-        self.composed = composed
-        self.lean = lean  # no "None" text in the tree: only sections need a visit
-        self.errors: list[ComposeError] = []
-
-    def prepare(self, value: Any, shape: Shape, default: Any, path: KeyPath) -> Any:
-        if isinstance(value, str):
-            return self._text(value, shape, path) if value == NONE_TEXT else value
-        kind = shape.kind
-        if isinstance(value, dict):
-            if kind is Kind.MODEL or kind is Kind.UNION:
-                return self._section(value, shape, default, path)
-            if kind is Kind.DICT or kind is Kind.ANY:
-                item = shape.item or ANY
-                if self.lean and _keys_only(item):
-                    self._check_keys(value.items(), item, path)
-                    return value
-                for key, child in value.items():
-                    value[key] = self.prepare(child, item, NO_DEFAULT, (*path, key))
-        elif isinstance(value, list) and (kind is Kind.LIST or kind is Kind.ANY):
-            item = shape.item or ANY
-            if self.lean and _keys_only(item):
-                self._check_keys(enumerate(value), item, path)
-                return value
-            for index, child in enumerate(value):
-                value[index] = self.prepare(child, item, NO_DEFAULT, (*path, index))
-        return value
-
-    def _check_keys(self, children: Iterable[tuple[Seg, Any]], item: Shape, path: KeyPath) -> None:
-        """Lean: elements of a model with no sections below need only their keys checked."""
-        names = plan_of(item.model).fields.keys()
-        for key, child in children:
-            if isinstance(child, dict) and not child.keys() <= names:
-                self._section(child, item, NO_DEFAULT, (*path, key))  # reports the unknown keys
-
-    def _text(self, value: str, shape: Shape, path: KeyPath) -> Any:
-        if shape.nullable:
-            return None
-        if shape.accepts_str:
-            return value
-        self.errors.append(
-            ConfigValidationError(
-                "does not accept None",
-                key=self.composed.show_key(path),
-                value=value,
-                origin=self.composed.origins.describe(path),
-            )
-        )
-        return value
-
-    def _section(self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath) -> Any:
-        model = self._variant(node, shape, default, path)
-        if model is None:
-            return node
-        # From here `default` is NO_DEFAULT or an instance of `model` (a switched variant starts
-        # from its own class defaults); NO_DEFAULT is tested by identity: `isinstance` on
-        # anything but a model's own instance runs ABCMeta's Python hook.
-        if default is not NO_DEFAULT and not isinstance(default, model):
-            default = NO_DEFAULT
-        plan = plan_of(model)
-        if self.lean and node.keys() <= plan.fields.keys():
-            self._sections_below(node, plan, default, path)
-        else:
-            self._fields(node, shape, plan, default, path)
-        return node
-
-    def _fields(
-        self, node: dict[str, Any], shape: Shape, plan: ModelPlan, default: Any, path: KeyPath
-    ) -> None:
-        """Every key of a section: unknown ones reported, values prepared by their field."""
-        for key, child in list(node.items()):
-            field = plan.fields.get(key)
-            if field is None:
-                if plan.forbid_extra:  # reported here, with a hint; Pydantic need not see it
-                    self._unknown((*path, key), node.pop(key), shape)
-                continue
-            if isinstance(child, (dict, list)) or child == NONE_TEXT:  # scalars need nothing
-                node[key] = self.prepare(child, field.shape, field.default, (*path, key))
-
-    def _sections_below(
-        self, node: dict[str, Any], plan: ModelPlan, default: Any, path: KeyPath
-    ) -> None:
-        """A section of known keys in a tree with no "None" text: only sections below it."""
-        holding: Collection[str] = plan.section_fields
-        if len(holding) > 1:  # in the node's order, so that errors come in the files' order
-            holding = [key for key in node if key in plan.section_fields]
-        for key in holding:
-            child = node.get(key)
-            if isinstance(child, (dict, list)):  # tables and lists are prepared in place
-                field = plan.fields[key]
-                self.prepare(child, field.shape, field.default, (*path, key))
-
-    def _variant(
-        self, node: dict[str, Any], shape: Shape, default: Any, path: KeyPath
-    ) -> type[BaseModel] | None:
-        if shape.model is not None:
-            return shape.model
-        model = fill_tag(node, shape, default)
-        if model is None and shape.tag is not None and shape.tag not in node:
-            self._no_variant(shape, path)
-        return model
-
-    def _no_variant(self, shape: Shape, path: KeyPath) -> None:
-        names = ", ".join(name for name, _ in shape.variants)
-        tag_key = self.composed.show_key((*path, shape.tag or "type"))
-        self.errors.append(
-            ConfigValidationError(
-                f"no variant chosen: set {tag_key} to one of {names}",
-                key=self.composed.show_key(path),
-                origin=self.composed.origins.describe(path),
-            )
-        )
-
-    def _unknown(self, path: KeyPath, value: Any, section: Shape) -> None:
-        found = unknown_key(self.composed.root, path, None, section, len(path) - 1)
-        origin = self.composed.origins.describe(path)
-        self.errors.append(found.evolve(value=value, origin=origin))
-
-
-def _keys_only(shape: Shape) -> bool:
-    """A model with no sections below it: with no "None" text, only its keys need a look."""
-    model = shape.model
-    return model is not None and shape.kind is Kind.MODEL and not plan_of(model).section_fields
 
 
 def _map_errors(
@@ -255,21 +96,55 @@ def _map_errors(
         seen.setdefault(path, mapped)
     for mapped in seen.values():
         mapped.args = (mapped.format(),)
-    return list(seen.values())
+    # Unknown keys first, in the order the nodes wrote them (the tree keeps it), then the rest
+    unknown = sorted(
+        (path for path, mapped in seen.items() if isinstance(mapped, UnknownKeyError)),
+        key=lambda path: _position(tree, path),
+    )
+    return [seen[path] for path in unknown] + [
+        mapped for mapped in seen.values() if not isinstance(mapped, UnknownKeyError)
+    ]
+
+
+def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:
+    """Where `path` is in the tree, as the index of each key in its table's order."""
+    position: list[int] = []
+    node = tree
+    for segment in path:
+        if isinstance(node, dict) and segment in node:
+            position.append(list(node).index(segment))
+            node = node[segment]
+        elif isinstance(node, list) and isinstance(segment, int) and segment < len(node):
+            position.append(segment)
+            node = node[segment]
+        else:
+            break
+    return tuple(position)
 
 
 def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Composed) -> ComposeError:
     kind = detail["type"]
     origins: Origins = composed.origins
     if kind == "extra_forbidden":
-        key = composed.show_key(path)
-        found = suggest(composed.root, key)
-        return UnknownKeyError(
-            "unknown key",
-            key=key,
-            value=detail["input"],
+        section = _loc_path(composed.root, tuple(path[:-1]), composed.tree)
+        found = unknown_key(
+            composed.root, path, None, section[1] if section else None, len(path) - 1
+        )
+        return found.evolve(value=detail["input"], origin=origins.describe(path))
+    if kind == "union_tag_not_found" and shape.tag:
+        names = ", ".join(name for name, _ in shape.variants)
+        tag_key = composed.show_key((*path, shape.tag))
+        return ConfigValidationError(
+            f"no variant chosen: set {tag_key} to one of {names}",
+            key=composed.show_key(path),
             origin=origins.describe(path),
-            hint=f"did you mean {found}?" if found else None,
+        )
+    if detail["input"] == NONE_TEXT and not shape.nullable and isinstance(detail["input"], str):
+        return ConfigValidationError(
+            "does not accept None",
+            key=composed.show_key(path),
+            value=NONE_TEXT,
+            origin=origins.describe(path),
         )
     if kind == "union_tag_invalid" and shape.tag:
         tag_path = (*path, shape.tag)

@@ -14,12 +14,11 @@ from typing import Any
 
 import tomli
 
+from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import MAX_DEPTH, too_deep
 from compose._types import Kind, Shape
 from compose.errors import ArgvError, ConfigValidationError
 
-NONE_TEXT = "None"
-INTERPOLATION = "${"
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
 

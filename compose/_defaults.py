@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._coerce import NONE_TEXT
 from compose._origin import DEFAULT, Origins
 from compose._schema import (
     NO_DEFAULT,
@@ -25,6 +24,7 @@ from compose._schema import (
     field_default,
     plan_of,
 )
+from compose._syntax import NONE_TEXT
 from compose._tree import KeyPath, child, is_index
 from compose._types import Kind, Shape
 

@@ -21,8 +21,9 @@ import json
 import re
 from typing import Any, Protocol
 
-from compose._coerce import NONE_TEXT, may_spell_none
+from compose._coerce import may_spell_none
 from compose._positions import key_lines
+from compose._syntax import NONE_TEXT
 from compose._tree import MAX_DEPTH, too_deep
 from compose.errors import SourceError
 

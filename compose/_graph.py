@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._argv import DeleteItem, EnvItem, FileItem, Item, ValueItem
-from compose._coerce import ENABLE, INTERPOLATION, convert, untyped
+from compose._coerce import ENABLE, convert, untyped
 from compose._defaults import to_plain
 from compose._env import EnvValue, resolve_variable, unknown_variables
 from compose._formats import may_give_none
@@ -30,6 +30,7 @@ from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, tag_names, walk
 from compose._search import SearchPath
 from compose._sources import load_file, parse_file
+from compose._syntax import INTERPOLATION
 from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape, shape_of
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError

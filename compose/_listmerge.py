@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from compose._coerce import NONE_TEXT, convert, convert_text, untyped
+from compose._coerce import convert, convert_text, untyped
 from compose._defaults import to_plain
 from compose._origin import DEFAULT, EnvSource, FileSource, Origin, Origins, Shifted
 from compose._schema import NO_DEFAULT, Target, any_field_below, plan_of
 from compose._strategies import Merge
+from compose._syntax import NONE_TEXT
 from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape, section_models
 from compose.errors import ArgvError, ConfigValidationError

@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["NONE_TEXT", "json_text", "plain_text", "to_data"]
+from compose._syntax import NONE_TEXT
 
-NONE_TEXT = "None"
+__all__ = ["NONE_TEXT", "json_text", "plain_text", "to_data"]
 
 
 def to_data(value: Any) -> Any:

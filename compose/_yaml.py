@@ -20,8 +20,8 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from compose._coerce import NONE_TEXT
 from compose._formats import Path, top_table
+from compose._syntax import NONE_TEXT
 from compose._tree import MAX_DEPTH
 from compose.errors import SourceError
 

@@ -1,11 +1,8 @@
-"""The lean preparing walk: with no "None" text in a composition, binding visits only the
-sections (for unknown keys, union tags and customised defaults) and skips everything else.
-Binding goes further: it visits only the sections that may need a tag or a default's values,
-leaves unknown keys to Pydantic, and walks again checking keys only if something is wrong.
+"""Binding: the class that validates a section judges it, as its own `model_validate` would.
 
-Its results must be those of the full walk: a differential law over drawn schemas, and the
-cases where the choice between the two walks is delicate (a "None" spelt with an escape, in a
-flag's JSON, in a class default a flag copies into the tree).
+A law over drawn schemas (binding gives what validation gives), and the delicate cases: a
+"None" spelt with an escape, in a flag's JSON, in a class default a flag copies into the tree;
+union tags a class default chooses at any depth; unknown keys in the order the files wrote them.
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ import copy
 import warnings
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import pydantic
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,11 +20,11 @@ from schemas import EnvConfig, InferenceConfig, MuonConfig, RLConfig, SamplingCo
 from strategies import rich_schemas
 
 from compose import BaseConfig, ComposeError, UnknownKeyError, compose, parse, renamed
-from compose._bind import _Binder, bind
+from compose._bind import bind
 from compose._defaults import to_plain
 from compose._graph import Composed
 from compose._origin import Origins
-from compose._schema import NO_DEFAULT, walk
+from compose._schema import walk
 from compose._types import shape_of
 
 if TYPE_CHECKING:
@@ -40,93 +38,53 @@ LEAN = settings(
     suppress_health_check=list(HealthCheck),
 )
 
-# --- the law: lean and full walks agree on trees without "None" text ----------------------------
-
-
-def _without_none_text(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _without_none_text(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_without_none_text(item) for item in value]
-    return "none" if value == "None" else value
+# --- the law: binding is the schema's own validation ------------------------------------------
 
 
 def _mutated(value: Any, data: st.DataObject) -> Any:
-    """Unknown keys added and union tags dropped here and there, at any depth."""
+    """Unknown keys added, union tags dropped and "None" text put here and there, at any depth."""
     if isinstance(value, list):
         return [_mutated(item, data) for item in value]
     if not isinstance(value, dict):
-        return value
+        return "None" if value is None else value
     table = {key: _mutated(item, data) for key, item in value.items()}
     if "type" in table and data.draw(st.booleans()):
-        del table["type"]  # the walk sets the default variant's tag, or reports none chosen
+        del table["type"]  # the default variant's tag, or no variant chosen
     if data.draw(st.booleans()):
         table["zz_unknown"] = 1
     return table
 
 
-def _prepared(
-    schema: type[BaseConfig], tree: dict[str, Any], lean: bool
-) -> tuple[Any, list[ComposeError]]:
-    root = shape_of(schema)
-    binder = _Binder(Composed(copy.deepcopy(tree), Origins(), root, []), lean)
-    prepared = binder.prepare(copy.deepcopy(tree), root, NO_DEFAULT, ())
-    return prepared, binder.errors
-
-
-def _formatted(errors: list[ComposeError]) -> list[str]:
-    return [error.format() for error in errors]
-
-
-@settings(LEAN)
-@given(pair=rich_schemas(), data=st.data())
-def test_the_lean_walk_is_the_full_walk_without_none_text(
-    pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
-) -> None:
-    schema, values = pair
-    tree = _mutated(_without_none_text(to_plain(data.draw(values))), data)
-    lean, lean_errors = _prepared(schema, tree, lean=True)
-    full, full_errors = _prepared(schema, tree, lean=False)
-    assert lean == full
-    assert _formatted(lean_errors) == _formatted(full_errors)
-
-
-@settings(LEAN)
-@given(pair=rich_schemas(), data=st.data())
-def test_the_lean_walk_finds_the_unknown_keys_of_the_full_walk(
-    pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
-) -> None:
-    """What `unknown_keys` (help, `compose show`) relies on, "None" text or not."""
-    schema, values = pair
-    tree = _mutated(to_plain(data.draw(values)), data)
-    _, lean_errors = _prepared(schema, tree, lean=True)
-    _, full_errors = _prepared(schema, tree, lean=False)
-    unknown = [
-        _formatted([e for e in errors if isinstance(e, UnknownKeyError)])
-        for errors in (lean_errors, full_errors)
-    ]
-    assert unknown[0] == unknown[1]
-
-
-def _bound(schema: type[BaseConfig], tree: dict[str, Any], lean: bool) -> object:
+def _bound(schema: type[BaseConfig], tree: dict[str, Any]) -> object:
     """What binding gives: the config, or the text of the error it raises."""
     composed = Composed(copy.deepcopy(tree), Origins(), shape_of(schema), [])
     try:
-        return bind(composed, schema, flags_may_hold_none=not lean).model_dump()
+        return bind(composed, schema).model_dump()
     except ComposeError as error:
         return str(error)
 
 
+def _validated(schema: type[BaseConfig], tree: dict[str, Any]) -> object:
+    """What the schema's own `model_validate` gives: the config, or the keys it rejects."""
+    try:
+        return schema.model_validate(copy.deepcopy(tree)).model_dump()
+    except pydantic.ValidationError as error:
+        return sorted(".".join(map(str, e["loc"])) for e in error.errors())
+
+
 @settings(LEAN)
 @given(pair=rich_schemas(), data=st.data())
-def test_binding_that_leaves_keys_to_pydantic_is_binding_that_checks_them(
+def test_binding_accepts_and_gives_what_the_schema_validates(
     pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject
 ) -> None:
-    """The same config, or the same errors in the same order, with unknown keys and dropped
-    tags anywhere: the full walk (it checks every key) is the reference."""
+    """One rule: a tree binds to exactly the model `schema.model_validate` gives for it (the
+    text "None", unknown keys and missing tags included), and fails exactly where it fails."""
     schema, values = pair
-    tree = _mutated(_without_none_text(to_plain(data.draw(values))), data)
-    assert _bound(schema, tree, lean=True) == _bound(schema, tree, lean=False)
+    tree = _mutated(to_plain(data.draw(values)), data)
+    bound, validated = _bound(schema, tree), _validated(schema, tree)
+    assert isinstance(bound, str) == isinstance(validated, list)
+    if not isinstance(bound, str):
+        assert bound == validated
 
 
 # --- "None" text: wherever it may come from, the full walk still sees it -------------------------
@@ -287,23 +245,23 @@ class Reaches(BaseConfig):
 )
 def test_binding_fills_the_tags_a_class_default_chooses_at_any_depth(tree: dict[str, Any]) -> None:
     """Sections reached through uncustomised defaults, lists, dicts and optional sections:
-    binding that leaves keys to Pydantic visits what needs it, and errs exactly as the walk
-    that checks every key."""
-    assert _bound(Reaches, tree, lean=True) == _bound(Reaches, tree, lean=False)
+    binding gives what the schema's own validation gives, or fails where it fails."""
+    bound, validated = _bound(Reaches, tree), _validated(Reaches, tree)
+    assert bound == validated if not isinstance(bound, str) else isinstance(validated, list)
 
 
 def test_a_tag_below_a_customised_default_below_an_uncustomised_section() -> None:
-    config = _bound(Reaches, {"via_default": {"trainer": {"optim": {"lr": 0.3}}}}, lean=True)
+    config = _bound(Reaches, {"via_default": {"trainer": {"optim": {"lr": 0.3}}}})
     assert (
         config
         == Reaches(
             via_default=ViaDefault(trainer=Trainer(optim=Adam(lr=0.3)))
         ).model_dump()
     )
-    config = _bound(Reaches, {"trainers": [{"optim": {"lr": 0.3}}]}, lean=True)
+    config = _bound(Reaches, {"trainers": [{"optim": {"lr": 0.3}}]})
     assert config == Reaches(trainers=[Trainer(optim=Adam(lr=0.3))]).model_dump()
     expected = Reaches(tuned=Mid(leaf=Leaf(x=0))).model_dump()
-    assert _bound(Reaches, {"tuned": {"leaf": {}}}, lean=True) == expected
+    assert _bound(Reaches, {"tuned": {"leaf": {}}}) == expected
 
 
 def _pick(value: Any) -> str:
@@ -326,18 +284,17 @@ class TwoUnions(BaseConfig):
 def test_a_section_with_no_variant_leaves_the_other_tags_filled() -> None:
     """One error only: the section after it still gets its default variant's tag."""
     tree = {"first": {"lr": 1.0}, "trainer": {"optim": {"lr": 0.2}}}
-    assert _bound(TwoUnions, tree, lean=True) == (
+    assert _bound(TwoUnions, tree) == (
         "--first: no variant chosen: set --first.type to one of adam, sgd"
     )
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_union_section_with_no_variant_chosen_is_refused_by_either_walk(lean: bool) -> None:
-    """A callable discriminator would pick one; composition still asks for the tag, with or
-    without "None" text in the tree (the full walk runs then), so the two never disagree."""
-    assert _bound(Picked, {"optim": {"momentum": 0.5}}, lean=lean) == (
-        "--optim: no variant chosen: set --optim.type to one of adam, sgd"
-    )
+def test_a_callable_discriminator_picks_the_variant_as_pydantic_does() -> None:
+    """The class that validates judges: without a tag, the discriminator's own function
+    chooses (momentum: sgd), as `Picked.model_validate` would."""
+    assert _bound(Picked, {"optim": {"momentum": 0.5}}) == {
+        "optim": {"type": "sgd", "lr": 0.1, "momentum": 0.5}
+    }
 
 
 # --- flags: a walk is reused only where the tree cannot change it --------------------------------

@@ -1,0 +1,10 @@
+"""The spellings the engine reserves, each defined once.
+
+Imported by every stage (readers, merge, interpolation, binding, output), it imports nothing.
+"""
+
+from __future__ import annotations
+
+NONE_TEXT = "None"  # TOML has no null: the text "None" means None where a type admits it
+MANDATORY = "???"  # OmegaConf's mandatory value: still unset at the end, an error
+INTERPOLATION = "${"  # where resolution has work to do
