@@ -253,10 +253,7 @@ def test_binding_fills_the_tags_a_class_default_chooses_at_any_depth(tree: dict[
 def test_a_tag_below_a_customised_default_below_an_uncustomised_section() -> None:
     config = _bound(Reaches, {"via_default": {"trainer": {"optim": {"lr": 0.3}}}})
     assert (
-        config
-        == Reaches(
-            via_default=ViaDefault(trainer=Trainer(optim=Adam(lr=0.3)))
-        ).model_dump()
+        config == Reaches(via_default=ViaDefault(trainer=Trainer(optim=Adam(lr=0.3)))).model_dump()
     )
     config = _bound(Reaches, {"trainers": [{"optim": {"lr": 0.3}}]})
     assert config == Reaches(trainers=[Trainer(optim=Adam(lr=0.3))]).model_dump()
