@@ -12,10 +12,24 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from compose._argv import EnvItem, FileItem, HelpItem, Item, ValueItem, parse_overrides, split_argv
+from compose._argv import (
+    DataItem,
+    EnvItem,
+    FileItem,
+    HelpItem,
+    Item,
+    ValueItem,
+    parse_overrides,
+    split_argv,
+)
 from compose._bind import bind, plain_nones, unknown_keys
 from compose._coerce import may_spell_none
-from compose._defaults import default_at, has_interpolated_defaults, inject_interpolated_defaults
+from compose._defaults import (
+    default_at,
+    has_interpolated_defaults,
+    inject_interpolated_defaults,
+    set_fields,
+)
 from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help, program_name
@@ -100,13 +114,18 @@ def parse(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    default: BaseModel | None = None,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
     Raises `ComposeError` for bad input and `HelpRequested` for `--help`; never exits.
-    `env_prefix` and `environ` add the environment node, as for `compose`.
+    `env_prefix` and `environ` add the environment node, as for `compose`. `default`, an
+    instance, is a node below all others: the fields its author set (pydantic-config's
+    `cli(default=)`).
     """
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
+    if default is not None:
+        items.insert(0, DataItem(set_fields(default), "default="))
     asked = [item for item in items if isinstance(item, HelpItem)]
     dirs = as_search_path(search_path)
     if asked:

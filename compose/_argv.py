@@ -77,7 +77,15 @@ class EnvItem(_Item):
         self.values = values
 
 
-Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem
+class DataItem(_Item):
+    """A node of data given in Python: `cli(schema, default=instance)`'s base, below files."""
+
+    def __init__(self, table: dict[str, object], shown: str) -> None:
+        self.table = table  # None as the text "None", as a file spells it
+        self.shown = shown  # how errors name it: "default="
+
+
+Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem | DataItem
 
 
 def split_argv(argv: list[str]) -> list[Item]:

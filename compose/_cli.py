@@ -15,7 +15,7 @@ import gc
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel
@@ -26,6 +26,7 @@ from compose._search import Dirs, SearchPath, as_search_path
 from compose.errors import ComposeError, ComposeWarning, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
+Resolvers = Mapping[str, Callable[..., Any]] | None
 EXIT_BAD_INPUT = 2
 COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"  # set by the completion scripts: see compose._complete
 _OUR_WARNINGS = (ComposeWarning, FutureWarning)
@@ -35,24 +36,41 @@ def cli(
     schema: type[M],
     argv: Sequence[str] | None = None,
     *,
+    args: Sequence[str] | None = None,
+    default: M | None = None,
     prog: str | None = None,
     search_path: Dirs = (),
     env_prefix: str | None = None,
+    resolvers: Resolvers = None,
 ) -> M:
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit.
 
     File names not found as written are looked up in `search_path` (the app's conf/
     directories), the working directory, then $COMPOSE_PATH. With `env_prefix` (`"RL_"`),
     environment variables `RL_SECTION__FIELD=VALUE` set fields, below files and flags.
+    `resolvers` add interpolation resolvers for this entrypoint (`compose.parse`'s).
+    `default`, an instance of `schema`, is a base below every other node: the fields its
+    author set.
+
+    `args=` is pydantic-config's spelling, for callers that handle errors themselves (tests,
+    tools): the tokens are parsed the same, but bad input raises `ConfigFileError` (every
+    `ComposeError` is one) instead of printing and exiting, and warnings are ordinary Python
+    warnings. `--help` prints and exits 0 either way, as pydantic-config's does.
     """
-    args = list(sys.argv[1:] if argv is None else argv)
+    if args is not None and argv is not None:
+        raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
+    dirs = as_search_path(search_path)
+    options = _Options(dirs, env_prefix, resolvers, default)
+    if args is not None:
+        return _raising(schema, list(args), name, options)
+    tokens = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VARIABLE)
     if instruction is not None:  # a shell asks for its script, or for candidates
-        raise SystemExit(_answer_completion(schema, instruction, args, name, search_path))
+        raise SystemExit(_answer_completion(schema, instruction, tokens, name, search_path))
     with warnings_as_lines():  # printed first: they explain what follows
         try:
-            return _parse(schema, args, name, as_search_path(search_path), env_prefix)
+            return _parse(schema, tokens, name, options)
         except ComposeError as error:
             outcome = error
     if isinstance(outcome, HelpRequested):
@@ -71,11 +89,35 @@ def _answer_completion(
     return _complete.respond(schema, instruction, args, prog, as_search_path(search_path))
 
 
-def _parse(
-    schema: type[M], args: list[str], prog: str, search_path: SearchPath, env_prefix: str | None
-) -> M:
+class _Options:
+    """What `cli` passes on to `compose.parse`, besides the schema, the tokens and the name."""
+
+    def __init__(
+        self,
+        search_path: SearchPath,
+        env_prefix: str | None,
+        resolvers: Resolvers,
+        default: BaseModel | None,
+    ) -> None:
+        self.search_path = search_path
+        self.env_prefix = env_prefix
+        self.resolvers = resolvers
+        self.default = default
+
+
+def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
+    """`cli(schema, args=...)`: errors are raised; help is printed, and exits 0."""
+    try:
+        return _parse(schema, args, prog, options)
+    except HelpRequested as asked:
+        show_help(asked)
+        raise SystemExit(0) from None
+
+
+def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     """`compose.parse`, with a bare help request answered as it would answer it."""
     section = _bare_help(args)
+    env_prefix, search_path = options.env_prefix, options.search_path
     if section is not None and not _environment_sets(env_prefix):
         with collector_paused():
             screen = help_screen(
@@ -85,7 +127,15 @@ def _parse(
         raise HelpRequested(text, screen)
     from compose._api import parse  # noqa: PLC0415  # lazy for cold start: see the docstring
 
-    return parse(schema, args, prog=prog, search_path=search_path, env_prefix=env_prefix)
+    return parse(
+        schema,
+        args,
+        prog=prog,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        resolvers=options.resolvers,
+        default=options.default,
+    )
 
 
 def _environment_sets(prefix: str | None) -> bool:

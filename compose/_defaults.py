@@ -166,3 +166,24 @@ def _holds_text(value: Any, matches: Callable[[str], bool]) -> bool:
     if isinstance(value, (list, tuple)):
         return any(_holds_text(v, matches) for v in value)
     return False
+
+
+def set_fields(value: Any) -> Any:
+    """What an instance's author set, as plain data (`model_dump(exclude_unset=True)`, as
+    pydantic-config reads `cli(default=)`), None as the text "None", and each section's union
+    tag kept, so that the data chooses the variant the instance has."""
+    if isinstance(value, BaseModel):
+        model = type(value)
+        fields = plan_of(model).fields
+        names = [n for n in fields if n in value.model_fields_set or _is_tag(fields[n].shape)]
+        return {name: set_fields(getattr(value, name)) for name in names}
+    if isinstance(value, dict):
+        return {key: set_fields(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [set_fields(item) for item in value]
+    return NONE_TEXT if value is None else value
+
+
+def _is_tag(shape: Shape) -> bool:
+    """A field that can hold one value only (`type: Literal["muon"]`): a variant's tag."""
+    return shape.kind is Kind.SCALAR and shape.literal and len(shape.members) == 1

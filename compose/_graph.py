@@ -10,6 +10,7 @@ files again) the first time someone asks where a value came from (see `_origin`)
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 from collections.abc import Iterable, Iterator
@@ -17,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._argv import DeleteItem, EnvItem, FileItem, Item, ValueItem
+from compose._argv import DataItem, DeleteItem, EnvItem, FileItem, Item, ValueItem
 from compose._coerce import ENABLE, convert, untyped
 from compose._defaults import to_plain
 from compose._env import EnvValue, resolve_variable, unknown_variables
@@ -131,6 +132,8 @@ def _compose(
             _merge_file(merger, composed, item, cached)
         elif isinstance(item, EnvItem):  # first in `items`: between class defaults and files
             env_errors = _apply_env(merger, composed, item)
+        elif isinstance(item, DataItem):  # the base below every other node
+            _merge_data(merger, composed, item)
         elif isinstance(item, DeleteItem):
             target = _resolve(root, item.key, merger.tree, item.shown)
             _announce_renames(target, item.shown)
@@ -138,6 +141,14 @@ def _compose(
         elif isinstance(item, ValueItem):
             values.append(item)
     composed.pending = [*env_errors, *_apply_values(merger, values, composed)]
+
+
+def _merge_data(merger: Merger, composed: Composed, item: DataItem) -> None:
+    """Data given in Python: merged as a file's table is (it may hold "${", so resolution
+    looks below every key it sets)."""
+    table = copy.deepcopy(item.table)
+    _note_work(composed, ((key,) for key in table))
+    merger.merge_at((), table, FlagSource(item.shown), composed.root, NO_DEFAULT)
 
 
 def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:

@@ -9,6 +9,8 @@
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
 
+`ConfigFileError` is another name of `ComposeError`, the one pydantic-config's users catch.
+
 `ComposeWarning` (a `UserWarning`) is not an error: something was dropped or changed on the
 user's behalf, a union switch say, and the composition went on.
 
@@ -24,6 +26,7 @@ __all__ = [
     "ArgvError",
     "ComposeError",
     "ComposeWarning",
+    "ConfigFileError",
     "ConfigValidationError",
     "ErrorGroup",
     "HelpRequested",
@@ -96,6 +99,11 @@ class ComposeError(Exception):
             head = f"{head} (from {self.origin})" if head else self.origin
         text = f"{head}: {self.message}" if head else self.message
         return f"{text}; {self.hint}" if self.hint else text
+
+
+ConfigFileError = ComposeError
+"""pydantic-config's name for the error `cli(schema, args=...)` raises: every `ComposeError` is
+one, so `except ConfigFileError` written for pydantic-config catches all bad input here."""
 
 
 class SourceError(ComposeError):

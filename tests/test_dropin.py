@@ -1,0 +1,192 @@
+"""The drop-in for pydantic-config (CONTRACT §8): `from compose import BaseConfig, cli,
+ConfigFileError` is all an app written for pydantic-config imports, and it behaves as there.
+
+Schemas of our own, shaped like the patterns a real app uses: a before-validator that writes
+the text "None" into a sub-section's dict, a union section given without its tag.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import warnings
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import pytest
+from pydantic import Field, model_validator
+
+import compose
+from compose import BaseConfig, ComposeError, ConfigFileError, cli
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from conftest import WriteFile
+
+
+class Monitor(BaseConfig):
+    project: str = "rl"
+
+
+class Monitors(BaseConfig):
+    wandb: Monitor | None = Monitor()
+    file: Monitor | None = Monitor(project="file")
+
+
+class AdamW(BaseConfig):
+    type: Literal["adamw"] = "adamw"
+    lr: float = 1e-3
+    max_norm: float | None = 1.0
+
+
+class Sgd(BaseConfig):
+    type: Literal["sgd"] = "sgd"
+    lr: float = 0.1
+
+
+class Trainer(BaseConfig):
+    monitors: Monitors = Monitors()
+    optim: Annotated[AdamW | Sgd, Field(discriminator="type")] = AdamW()
+    steps: int = 10
+
+    @model_validator(mode="after")
+    def _warn_about_clipping(self) -> Trainer:
+        if isinstance(self.optim, AdamW) and self.optim.max_norm is not None and self.steps < 2:
+            warnings.warn("clipping a one-step run", UserWarning, stacklevel=2)
+        return self
+
+
+class Run(BaseConfig):
+    """A shared block propagated into the trainer by a before-validator, as prime-rl does."""
+
+    monitors: dict[str, Any] = {}
+    trainer: Trainer = Trainer()
+    name: str = "run"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _propagate(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key, value in data.get("monitors", {}).items():
+                data.setdefault("trainer", {}).setdefault("monitors", {})[key] = value
+        return data
+
+
+def test_the_names_an_app_imports_are_there() -> None:
+    assert compose.ConfigFileError is ComposeError
+    assert issubclass(compose.UnknownKeyError, ConfigFileError)
+    assert {"BaseConfig", "cli", "ConfigFileError"} <= set(compose.__all__)
+
+
+def test_cli_with_args_parses_as_parse_does(write: WriteFile) -> None:
+    write("run.toml", "name = 'a'\n[trainer]\nsteps = 5\n")
+    config = cli(Run, args=["@", "run.toml", "--trainer.optim.lr", "0.5"])
+    assert config == Run(name="a", trainer=Trainer(steps=5, optim=AdamW(lr=0.5)))
+
+
+def test_cli_with_args_raises_config_file_error_for_bad_input(write: WriteFile) -> None:
+    write("run.toml", "[trainer]\nstepz = 5\n")
+    with pytest.raises(ConfigFileError) as caught:
+        cli(Run, args=["@", "run.toml"])
+    assert str(caught.value) == (
+        "--trainer.stepz = 5 (from run.toml:2): unknown key; did you mean --trainer.steps?"
+    )
+    with pytest.raises(ConfigFileError, match=r"missing\.toml"):
+        cli(Run, args=["@", "missing.toml"])
+
+
+def test_cli_with_args_prints_help_and_exits_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        cli(Run, args=["--help"])
+    assert caught.value.code == 0
+    assert "--trainer.optim.lr" in capsys.readouterr().out
+
+
+def test_cli_with_args_lets_warnings_be_python_warnings() -> None:
+    with pytest.warns(UserWarning, match="clipping a one-step run"):
+        cli(Run, args=["--trainer.steps", "1"])
+
+
+def test_cli_takes_argv_or_args_not_both() -> None:
+    with pytest.raises(TypeError, match="argv or args"):
+        cli(Run, ["--name", "a"], args=["--name", "b"])
+
+
+def test_cli_on_sys_argv_prints_the_error_and_exits_2(tmp_path: Path) -> None:
+    script = tmp_path / "app.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            from compose import BaseConfig, cli
+
+            class App(BaseConfig):
+                steps: int = 1
+
+            print(cli(App).steps)
+            """
+        )
+    )
+    ok = subprocess.run(
+        [sys.executable, str(script), "--steps", "3"], capture_output=True, check=False
+    )
+    assert (ok.returncode, ok.stdout) == (0, b"3\n")
+    bad = subprocess.run(
+        [sys.executable, str(script), "--stepz", "3"], capture_output=True, check=False
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.decode() == ("error: --stepz = '3': unknown key; did you mean --steps?\n")
+
+
+def test_default_is_a_base_below_the_files(write: WriteFile) -> None:
+    """Only what the default's author set is a node (its other fields stay class defaults),
+    with its union variant: files and flags go on top."""
+    base = Run(name="base", trainer=Trainer(optim=Sgd(lr=0.2)))
+    assert cli(Run, args=[], default=base) == base
+    write("run.toml", "[trainer]\nsteps = 3\n")
+    config = cli(Run, args=["@", "run.toml", "--name", "flag"], default=base)
+    assert config == Run(name="flag", trainer=Trainer(steps=3, optim=Sgd(lr=0.2)))
+    assert compose.parse(Run, ["--trainer.optim.lr", "0.3"], default=base).trainer.optim == Sgd(
+        lr=0.3
+    )
+
+
+def test_default_none_values_mean_none() -> None:
+    base = Run(trainer=Trainer(monitors=Monitors(wandb=None)))
+    assert cli(Run, args=[], default=base).trainer.monitors.wandb is None
+
+
+# --- BaseConfig.model_validate: data means what it means in a composition ----------------------
+
+
+def test_model_validate_reads_none_text_where_the_type_admits_none() -> None:
+    config = Trainer.model_validate({"optim": {"max_norm": "None"}, "monitors": {"file": "None"}})
+    assert config.optim == AdamW(max_norm=None)
+    assert config.monitors.file is None
+
+
+def test_model_validate_keeps_the_default_variant_of_a_union_without_its_tag() -> None:
+    assert Trainer.model_validate({"optim": {"lr": 0.5}}).optim == AdamW(lr=0.5)
+    assert Trainer(optim={"type": "sgd"}).optim == Sgd()  # type: ignore[arg-type]
+
+
+def test_none_text_an_apps_validator_writes_into_a_sub_section() -> None:
+    """`Run._propagate` writes `"None"` into the trainer's dict while Run validates: the
+    trainer's own validation reads it as None, from a composition and from model_validate."""
+    config = Run.model_validate({"monitors": {"wandb": "None"}})
+    assert config.trainer.monitors.wandb is None
+    assert cli(Run, args=["--monitors", '{"wandb": "None"}']).trainer.monitors.wandb is None
+
+
+def test_model_validate_leaves_the_callers_data_unchanged() -> None:
+    data = {"optim": {"max_norm": "None"}}
+    Trainer.model_validate(data)
+    assert data == {"optim": {"max_norm": "None"}}
+
+
+def test_none_text_where_none_is_not_admitted_is_refused() -> None:
+    with pytest.raises(ValueError, match="valid integer"):
+        Trainer.model_validate({"steps": "None"})
+    with pytest.raises(ComposeError) as caught:
+        cli(Trainer, args=["--steps", "None"])
+    assert str(caught.value) == "--steps = 'None': does not accept None"
