@@ -89,6 +89,10 @@ def _map_errors(
         if located is None:
             continue
         path, shape = located
+        if detail["type"] == "extra_forbidden":
+            for flag_path, found in _unknown_keys_at(path, detail, composed):
+                seen.setdefault(flag_path, found)
+            continue
         mapped = _to_compose_error(detail, path, shape, composed)
         if path in seen and not isinstance(mapped, UnknownKeyError):
             seen[path].message += f"; or {mapped.message}"  # one value, several union members
@@ -97,11 +101,11 @@ def _map_errors(
     for mapped in seen.values():
         mapped.args = (mapped.format(),)
     # Unknown keys first, in the order the nodes wrote them (the tree keeps it), then the rest
-    unknown = sorted(
+    unknown_paths = sorted(
         (path for path, mapped in seen.items() if isinstance(mapped, UnknownKeyError)),
         key=lambda path: _position(tree, path),
     )
-    return [seen[path] for path in unknown] + [
+    return [seen[path] for path in unknown_paths] + [
         mapped for mapped in seen.values() if not isinstance(mapped, UnknownKeyError)
     ]
 
@@ -125,12 +129,6 @@ def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:
 def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Composed) -> ComposeError:
     kind = detail["type"]
     origins: Origins = composed.origins
-    if kind == "extra_forbidden":
-        section = _loc_path(composed.root, tuple(path[:-1]), composed.tree)
-        found = unknown_key(
-            composed.root, path, None, section[1] if section else None, len(path) - 1
-        )
-        return found.evolve(value=detail["input"], origin=origins.describe(path))
     if kind == "union_tag_not_found" and shape.tag:
         names = ", ".join(name for name, _ in shape.variants)
         tag_key = composed.show_key((*path, shape.tag))
@@ -168,6 +166,28 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
         value=detail["input"],
         origin=origins.describe(path),
     )
+
+
+def _unknown_keys_at(
+    path: KeyPath, detail: Any, composed: Composed
+) -> list[tuple[KeyPath, ComposeError]]:
+    """The class at `path[:-1]` has no key `path[-1]`: each flag that set something at or below
+    it, named as the user typed it, or else the node that set the key."""
+    above = _loc_path(composed.root, path[:-1], composed.tree)
+    section = above[1] if above is not None else None
+    root, depth = composed.root, len(path) - 1
+    flags = [(p, item) for p, item in composed.unchecked.items() if p[: len(path)] == path]
+    if not flags:
+        found: ComposeError = unknown_key(root, path, None, section, depth)
+        origin = composed.origins.describe(path)
+        return [(path, found.evolve(value=detail["input"], origin=origin))]
+    errors: list[tuple[KeyPath, ComposeError]] = []
+    for flag_path, item in flags:
+        found = unknown_key(root, flag_path, item.shown, section, depth)
+        if item.tokens:
+            found = found.evolve(value=" ".join(item.tokens))
+        errors.append((flag_path, found))
+    return errors
 
 
 def _message(detail: Any) -> str:

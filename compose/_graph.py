@@ -60,6 +60,9 @@ class Composed:
         self.needs_resolution: set[FileSource] = set()  # file nodes whose text marks that work
         self.may_hold_none = False  # some file may spell "None" (or escape it): it may need None
         self.pending: list[ComposeError] = []  # errors reported with validation's
+        # Flags whose keys no field of the schema's classes names, by the path they set: the
+        # class that validates the section judges them, and its verdict names the flag.
+        self.unchecked: dict[KeyPath, ValueItem] = {}
 
     @property
     def may_interpolate(self) -> bool:
@@ -182,8 +185,8 @@ def _segments(root: Shape, key: str) -> list[str]:
     return segments
 
 
-def _resolve(root: Shape, key: str, tree: Any, shown: str) -> Target:
-    return walk(root, _segments(root, key), tree, shown)
+def _resolve(root: Shape, key: str, tree: Any, shown: str, passthrough: bool = False) -> Target:
+    return walk(root, _segments(root, key), tree, shown, passthrough=passthrough)
 
 
 def _merge_file(
@@ -332,6 +335,8 @@ def _set_value(
 ) -> None:
     written.add(target, item)
     _assign(merger, target, _value_of(item, target, negated), item)
+    if target.unchecked is not None:
+        composed.unchecked[target.path] = item
     if any(_marks_resolution(token) for token in item.tokens):
         _note_work(composed, (target.path,))
 
@@ -365,18 +370,21 @@ def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
     """The flag's target; `--no-x` and `--a.no-x` negate when no field has that name."""
     if isinstance(item, EnvValue):  # a variable always holds a value: it never negates
         return resolve_variable(merger.root, item, merger.tree), False
+    root, tree = merger.root, merger.tree
     try:
-        return _resolve(merger.root, item.key, merger.tree, item.shown), False
-    except UnknownKeyError as unknown:
+        return _resolve(root, item.key, tree, item.shown), False
+    except UnknownKeyError:
         negated_key = _strip_negation(item.key)
         if negated_key is not None:
             try:
-                return _resolve(merger.root, negated_key, merger.tree, item.shown), True
+                return _resolve(root, negated_key, tree, item.shown), True
             except ComposeError:
                 pass
-        if not item.tokens:
-            raise
-        raise unknown.evolve(value=" ".join(item.tokens)) from None
+    # No field names the key: the class that validates the section judges it (it may allow
+    # extra keys, or be a subclass a validator chooses), as it judges a file's keys
+    if negated_key is not None and not item.tokens:
+        return _resolve(root, negated_key, tree, item.shown, passthrough=True), True
+    return _resolve(root, item.key, tree, item.shown, passthrough=True), False
 
 
 def _strip_negation(key: str) -> str | None:
@@ -397,9 +405,23 @@ def _value_of(item: ValueItem, target: Target, negated: bool) -> Any:
         raise ArgvError("a --no- flag cannot append", key=shown, origin=item.shown)
     if negated:
         return _negation(item, target, shown)
+    if target.unchecked is not None:
+        return _passed_tokens(item, shown)
     if target.shape.kind is Kind.ANY:
         return _untyped_tokens(item, shown)
     return convert(item.tokens, target.shape, shown, item.shown)
+
+
+def _passed_tokens(item: ValueItem, shown: str) -> Any:
+    """A key no declared field names: text, for the validating class's own (lax) rules to type,
+    as pydantic-config passes it; a JSON object or array as data, a bare flag as true."""
+    tokens = item.tokens
+    if not tokens:
+        return True
+    if len(tokens) > 1:
+        return list(tokens)
+    text = tokens[0]
+    return untyped(text, shown, item.shown) if text.startswith(("{", "[")) else text
 
 
 def _untyped_tokens(item: ValueItem, shown: str) -> Any:

@@ -40,6 +40,8 @@ def prepare_fields(model: type[BaseModel], data: Any) -> Any:
     if not isinstance(data, dict):
         return data
     changed: dict[str, Any] | None = None
+    if model.model_config.get("extra") == "allow":  # an extra key is untyped: it admits None
+        changed = _extra_nones(model, data)
     for key, shape, tag in _entries(model):
         value = data.get(key, _ABSENT)
         if value is _ABSENT:
@@ -50,6 +52,19 @@ def prepare_fields(model: type[BaseModel], data: Any) -> Any:
                 changed = {}
             changed[key] = new
     return data if changed is None else {**data, **changed}
+
+
+def _extra_nones(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any] | None:
+    fields = _keys(model)
+    nones = {k: None for k, v in data.items() if v == NONE_TEXT and k not in fields}
+    return nones or None
+
+
+@functools.cache
+def _keys(model: type[BaseModel]) -> frozenset[str]:
+    """Every key a field of `model` is known by."""
+    fields = plan_of(model).fields
+    return frozenset(key for name, field in fields.items() for key in _keys_of(name, field.info))
 
 
 def prepare_value(value: Any, shape: Shape, tag: Any = None) -> Any:

@@ -209,12 +209,17 @@ class Target:
         defaults: tuple[Any, ...],
         parent: Shape | None,
         renamed: tuple[tuple[str, tuple[str, ...]], ...] = (),
+        unchecked: int | None = None,
     ) -> None:
         self.path = path
         self.shape = shape
         self.defaults = defaults  # defaults[i]: the class default at path[: i + 1]
         self.parent = parent  # the shape holding the last segment (a union: is it the tag?)
         self.renamed = renamed  # (old key, new path) of each rename followed on the way
+        # The depth of the first key no field of the schema's classes names (`walk(...,
+        # passthrough=True)`): the class that validates the section judges it, and may take it
+        # (`extra="allow"`, a subclass a validator chooses). None: every key is a field.
+        self.unchecked = unchecked
 
     @property
     def default(self) -> Any:
@@ -230,10 +235,14 @@ class Target:
         return parent is not None and parent.kind is Kind.UNION and self.path[-1] == parent.tag
 
 
-def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
+def walk(
+    root: Shape, segments: list[str], tree: Any, shown: str, *, passthrough: bool = False
+) -> Target:
     """Follow `segments` (as the user wrote them) through the schema beside the tree.
 
-    An old key declared with `renamed` continues along its new path; the target says so.
+    An old key declared with `renamed` continues along its new path; the target says so. A key
+    no field names is an `UnknownKeyError`; with `passthrough`, the walk goes on below it as
+    through untyped data (snake_case keys), and the target says where (`Target.unchecked`).
     Walks are kept per schema: flags repeat across calls, and a walk is most of what a flag
     costs. A path through models, lists and dicts only is the same whatever the tree. One
     through union sections is the same wherever each union has the variant it had: a kept
@@ -245,7 +254,13 @@ def walk(root: Shape, segments: list[str], tree: Any, shown: str) -> Target:
         for entry in kept:
             if entry.holds_for(tree):
                 return entry.target
-    target, choices = _walk(root, segments, tree, shown)
+    try:
+        target, choices = _walk(root, segments, tree, shown)
+    except UnknownKeyError:
+        if not passthrough:
+            raise
+        target, _ = _walk(root, segments, tree, shown, passthrough=True)
+        return target  # kept for no other tree: it read what no class declares
     if choices is not None:
         if len(_WALKS) >= _MAX_WALKS:
             _WALKS.clear()  # a bound for long-lived processes that see many flags
@@ -296,7 +311,7 @@ _MAX_VARIANT_WALKS = 4
 
 
 def _walk(
-    root: Shape, segments: list[str], tree: Any, shown: str
+    root: Shape, segments: list[str], tree: Any, shown: str, passthrough: bool = False
 ) -> tuple[Target, tuple[_Choice, ...] | None]:
     """The target, and the union choices it made (None: a step read untyped data, whose
     shape only the tree tells, so the walk holds for this tree alone)."""
@@ -306,6 +321,7 @@ def _walk(
     parent: Shape | None = None
     renamed: list[tuple[str, tuple[str, ...]]] = []
     choices: list[_Choice] | None = []
+    unchecked: int | None = None
     if len(segments) > MAX_DEPTH:
         raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=shown)
     pending = list(segments)
@@ -320,17 +336,20 @@ def _walk(
         step = _step(shape, node, default, segment, path, shown, root)
         if step is None:
             new = _renamed_path(shape, node, default, segment)
-            if new is None:
+            if new is not None:
+                renamed.append((segment.replace("-", "_"), new))
+                pending[:0] = new
+                continue
+            if not passthrough:
                 raise unknown_key(root, (*path, segment, *pending), shown, shape, len(path))
-            renamed.append((segment.replace("-", "_"), new))
-            pending[:0] = new
-            continue
+            unchecked = len(path) if unchecked is None else unchecked
+            step = segment.replace("-", "_"), ANY, NO_DEFAULT
         parent = shape
         name, shape, default = step
         path.append(name)
         defaults.append(default)
         node = child(node, name)
-    target = Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed))
+    target = Target(tuple(path), shape, tuple(defaults), parent, tuple(renamed), unchecked)
     return target, None if choices is None else tuple(choices)
 
 

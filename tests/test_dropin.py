@@ -190,3 +190,85 @@ def test_none_text_where_none_is_not_admitted_is_refused() -> None:
     with pytest.raises(ComposeError) as caught:
         cli(Trainer, args=["--steps", "None"])
     assert str(caught.value) == "--steps = 'None': does not accept None"
+
+
+# --- keys the schema's classes do not declare: the validating class judges them -------------
+
+
+class Engine(BaseConfig):
+    """Arguments passed through to a server: any other key is allowed, as vLLM's are."""
+
+    model_config = {"extra": "allow"}
+    model: str = "small"
+
+
+class Env(BaseConfig):
+    id: str = "base"
+
+
+class MathEnv(Env):
+    id: str = "math"
+    max_turns: int = 1
+    judge: Monitor | None = None
+
+
+class Served(BaseConfig):
+    engine: Engine = Engine()
+    env: Annotated[Env, "narrowed by id"] = Env()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _narrow(cls, data: Any) -> Any:
+        """The env's class is chosen by its id, as an app with task plug-ins does."""
+        if isinstance(data, dict) and isinstance(data.get("env"), dict):
+            if data["env"].get("id") == "math":
+                data = {**data, "env": MathEnv.model_validate(data["env"])}
+        return data
+
+
+def test_extra_allowed_keys_pass_from_flags_as_from_files(write: WriteFile) -> None:
+    config = cli(Served, args=["--engine.max-num-seqs", "256", "--engine.eager"])
+    assert config.engine.model_extra == {"max_num_seqs": "256", "eager": True}
+    config = cli(Served, args=["--engine.compilation-config", '{"mode": "NONE"}'])
+    assert config.engine.model_extra == {"compilation_config": {"mode": "NONE"}}
+    write("e.toml", "[engine]\nmax_num_seqs = 256\n")
+    assert cli(Served, args=["@", "e.toml"]).engine.model_extra == {"max_num_seqs": 256}
+
+
+def test_none_text_in_an_extra_key_is_none() -> None:
+    assert cli(Served, args=["--engine.foo", "None"]).engine.model_extra == {"foo": None}
+
+
+def test_a_subclass_a_validator_chooses_judges_its_keys(write: WriteFile) -> None:
+    """From a file and from flags alike, whatever else the file holds (a backslash, "None")."""
+    expected = MathEnv(max_turns=3, judge=None)
+    write("env.toml", '# a \\ backslash\n[env]\nid = "math"\nmax_turns = 3\njudge = "None"\n')
+    assert cli(Served, args=["@", "env.toml"]).env == expected
+    flags = ["--env.id", "math", "--env.max-turns", "3", "--env.judge", "None"]
+    assert cli(Served, args=flags).env == expected
+    write("base.toml", '[env]\nid = "math"\n')
+    assert cli(Served, args=["@", "base.toml", "--env.max-turns", "3"]).env == MathEnv(max_turns=3)
+
+
+def test_a_key_the_chosen_class_lacks_is_unknown_from_flags_as_from_files(
+    write: WriteFile,
+) -> None:
+    with pytest.raises(ComposeError) as caught:
+        cli(Served, args=["--env.max-turns", "3"])
+    assert str(caught.value) == (
+        "--env.max-turns = '3': unknown key"
+    )
+    write("env.toml", "[env]\nmax_turns = 3\n")
+    with pytest.raises(ComposeError) as caught:
+        cli(Served, args=["@", "env.toml"])
+    assert str(caught.value) == (
+        "--env.max-turns = 3 (from env.toml:2): unknown key"
+    )
+
+
+def test_an_unknown_section_flag_names_the_whole_flag() -> None:
+    with pytest.raises(ComposeError) as caught:
+        cli(Served, args=["--engin.model", "x"])
+    assert str(caught.value) == (
+        "--engin.model = 'x': unknown key; did you mean --engine.model?"
+    )
