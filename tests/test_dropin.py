@@ -220,9 +220,9 @@ class Served(BaseConfig):
     @classmethod
     def _narrow(cls, data: Any) -> Any:
         """The env's class is chosen by its id, as an app with task plug-ins does."""
-        if isinstance(data, dict) and isinstance(data.get("env"), dict):
-            if data["env"].get("id") == "math":
-                data = {**data, "env": MathEnv.model_validate(data["env"])}
+        env = data.get("env") if isinstance(data, dict) else None
+        if isinstance(env, dict) and env.get("id") == "math":
+            data = {**data, "env": MathEnv.model_validate(env)}
         return data
 
 
@@ -255,20 +255,14 @@ def test_a_key_the_chosen_class_lacks_is_unknown_from_flags_as_from_files(
 ) -> None:
     with pytest.raises(ComposeError) as caught:
         cli(Served, args=["--env.max-turns", "3"])
-    assert str(caught.value) == (
-        "--env.max-turns = '3': unknown key"
-    )
+    assert str(caught.value) == ("--env.max-turns = '3': unknown key")
     write("env.toml", "[env]\nmax_turns = 3\n")
     with pytest.raises(ComposeError) as caught:
         cli(Served, args=["@", "env.toml"])
-    assert str(caught.value) == (
-        "--env.max-turns = 3 (from env.toml:2): unknown key"
-    )
+    assert str(caught.value) == ("--env.max-turns = 3 (from env.toml:2): unknown key")
 
 
 def test_an_unknown_section_flag_names_the_whole_flag() -> None:
     with pytest.raises(ComposeError) as caught:
         cli(Served, args=["--engin.model", "x"])
-    assert str(caught.value) == (
-        "--engin.model = 'x': unknown key; did you mean --engine.model?"
-    )
+    assert str(caught.value) == ("--engin.model = 'x': unknown key; did you mean --engine.model?")
