@@ -333,6 +333,8 @@ def _walk(
             snake = segment.replace("-", "_")
             model = section_model(shape, node, default, snake)
             choices.append(_Choice(len(path), shape, default, snake, model))
+        if unchecked is not None:  # below a key no class declares: names of a class unseen
+            segment = segment.replace("-", "_")
         step = _step(shape, node, default, segment, path, shown, root)
         if step is None:
             new = _renamed_path(shape, node, default, segment)

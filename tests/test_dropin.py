@@ -266,3 +266,31 @@ def test_an_unknown_section_flag_names_the_whole_flag() -> None:
     with pytest.raises(ComposeError) as caught:
         cli(Served, args=["--engin.model", "x"])
     assert str(caught.value) == ("--engin.model = 'x': unknown key; did you mean --engine.model?")
+
+
+class Player(BaseConfig):
+    max_turns: int | None = None
+
+
+class Game(Env):
+    id: str = "game"
+    player0: Player = Player()
+
+
+class Played(BaseConfig):
+    env: Env = Env()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _narrow(cls, data: Any) -> Any:
+        env = data.get("env") if isinstance(data, dict) else None
+        if isinstance(env, dict) and env.get("id") == "game":
+            data = {**data, "env": Game.model_validate(env)}
+        return data
+
+
+def test_keys_below_an_undeclared_key_are_snake_case_too() -> None:
+    """`--env.player0.max-turns`: neither `player0` nor `max_turns` is declared where the
+    schema says `Env`; both are fields of the subclass chosen, written as in a file."""
+    config = cli(Played, args=["--env.id", "game", "--env.player0.max-turns", "3"])
+    assert config.env == Game(player0=Player(max_turns=3))
