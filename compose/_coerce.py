@@ -89,10 +89,12 @@ def convert_text(text: str, shape: Shape, key: str, origin: str) -> Any:
 
 
 def none_for(shape: Shape, key: str, origin: str) -> Any:
-    """`None` where the type admits it; the text "None" for plain text; else an error."""
-    if shape.nullable:
-        return None
-    if shape.accepts_str:
+    """The text "None" where the type admits None or text, else an error.
+
+    It stays text in the tree, as a file's `"None"` does: the class that validates the section
+    reads it as None (`compose._prepare`), after any before-validator of the app's own that
+    looks for that text (pydantic-config passes it so, and apps rely on it)."""
+    if shape.nullable or shape.accepts_str:
         return NONE_TEXT
     raise ConfigValidationError("does not accept None", key=key, value=NONE_TEXT, origin=origin)
 
@@ -165,7 +167,7 @@ def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) ->
         values = _json(tokens[0], key, origin, list)
         return [_typed_json(v, item, f"{key}.{i}", origin) for i, v in enumerate(values)]
     if len(tokens) == 1 and tokens[0] == NONE_TEXT and shape.nullable:
-        return None  # `--l None` on an optional list
+        return NONE_TEXT  # `--l None` on an optional list: None (`none_for`)
     if item is None:
         return [untyped(token, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
     return [convert_text(token, item, f"{key}.{i}", origin) for i, token in enumerate(tokens)]

@@ -31,7 +31,7 @@ from compose._renames import announce, move_renamed
 from compose._schema import NO_DEFAULT, Target, cli_key, tag_names, walk
 from compose._search import SearchPath
 from compose._sources import load_file, parse_file
-from compose._syntax import INTERPOLATION
+from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import KeyPath, child, put
 from compose._types import ANY, Kind, Shape, shape_of
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
@@ -442,7 +442,7 @@ def _negation(item: ValueItem, target: Target, shown: str) -> Any:
     if kind is Kind.BOOL or kind is Kind.ANY:
         return False
     if target.shape.nullable:
-        return None
+        return NONE_TEXT  # None, as `--x None` and a file's "None" say it (`none_for`)
     raise ArgvError(
         "is neither a boolean nor optional: it cannot be negated", key=shown, origin=item.shown
     )

@@ -294,3 +294,27 @@ def test_keys_below_an_undeclared_key_are_snake_case_too() -> None:
     schema says `Env`; both are fields of the subclass chosen, written as in a file."""
     config = cli(Played, args=["--env.id", "game", "--env.player0.max-turns", "3"])
     assert config.env == Game(player0=Player(max_turns=3))
+
+
+class Shared(BaseConfig):
+    """A shared `[wandb]` block copied into the trainer by a before-validator that looks for
+    the text "None", as prime-rl's shared-config propagation does."""
+
+    wandb: Monitor | None = Monitor()
+    trainer: Trainer = Trainer()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _propagate(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("wandb") == "None":
+            trainer = dict(data.get("trainer", {}))
+            trainer["monitors"] = {**trainer.get("monitors", {}), "wandb": "None"}
+            data = {**data, "trainer": trainer}
+        return data
+
+
+@pytest.mark.parametrize("argv", [["--no-wandb"], ["--wandb", "None"], ["@", "off.toml"]])
+def test_an_apps_validator_sees_none_as_a_file_spells_it(write: WriteFile, argv: list[str]) -> None:
+    write("off.toml", 'wandb = "None"\n')
+    config = cli(Shared, args=argv)
+    assert (config.wandb, config.trainer.monitors.wandb) == (None, None)
