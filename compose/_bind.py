@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from compose._graph import Composed
 from compose._origin import Origins
 from compose._prepare import prepare_value, prepares_itself
-from compose._schema import plan_of, unknown_key
+from compose._schema import aliases_of, plan_of, unknown_key
 from compose._syntax import NONE_TEXT
 from compose._tree import KeyPath
 from compose._types import ANY, Kind, Shape
@@ -205,7 +205,8 @@ def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Sh
     """
     path: list[str | int] = []
     shape, node = root, tree
-    for item in loc:
+    for given in loc:
+        item = _field_key(shape, given, node)
         if shape.kind is Kind.UNION and _names_variant(shape, item, node):
             continue
         if shape.kind is Kind.SCALAR:
@@ -220,6 +221,16 @@ def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Sh
         path.append(item)
         shape, node = _loc_step(shape, item, node)
     return tuple(path), shape
+
+
+def _field_key(shape: Shape, item: Any, node: Any) -> Any:
+    """A key Pydantic names a field by (an alias) as composition keys it: by the field's name."""
+    if not (shape.is_section and isinstance(item, str)):
+        return item
+    model = shape.model
+    if model is None and isinstance(node, dict) and shape.tag:
+        model = shape.variant(node.get(shape.tag))
+    return aliases_of(model).get(item, item) if model is not None else item
 
 
 def _is_field(shape: Shape, item: Any, node: Any) -> bool:

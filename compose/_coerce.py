@@ -161,7 +161,7 @@ def _enum_value(text: str, member: type[enum.Enum]) -> Any:
     return None
 
 
-def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) -> list[Any] | None:
+def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) -> list[Any] | str:
     item = shape.item
     if len(tokens) == 1 and tokens[0].startswith("["):
         values = _json(tokens[0], key, origin, list)

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._schema import NO_DEFAULT, default_tag, plan_of
+from compose._schema import NO_DEFAULT, default_tag, input_keys, plan_of
 from compose._syntax import NONE_TEXT
 from compose._types import ANY, Kind, Shape
 
@@ -39,6 +39,9 @@ def prepare_fields(model: type[BaseModel], data: Any) -> Any:
     """`data` for `model` with the two rules applied to its fields (a copy if any changed)."""
     if not isinstance(data, dict):
         return data
+    for name, key in _renamed_for_validation(model):
+        if name in data and key not in data:
+            data = {(key if k == name else k): v for k, v in data.items()}
     changed: dict[str, Any] | None = None
     if model.model_config.get("extra") == "allow":  # an extra key is untyped: it admits None
         changed = _extra_nones(model, data)
@@ -141,16 +144,23 @@ def _entries(model: type[BaseModel]) -> tuple[_Entry, ...]:
 
 
 def _keys_of(name: str, info: Any) -> list[str]:
-    """The field's name and its validation aliases (plain strings; paths are not keys)."""
-    keys = [name]
-    alias = info.validation_alias
-    choices = getattr(alias, "choices", None)
-    for choice in choices if choices is not None else [alias]:
-        if isinstance(choice, str) and choice not in keys:
-            keys.append(choice)
-    if isinstance(info.alias, str) and info.alias not in keys:
-        keys.append(info.alias)
-    return keys
+    """The field's name and the keys Pydantic validates it under."""
+    return [name, *(key for key in input_keys(info) if key != name)]
+
+
+@functools.cache
+def _renamed_for_validation(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """(name, key) for each field Pydantic takes under other keys only (an alias without
+    `validate_by_name`): composition keys fields by name, validation gets the key it takes."""
+    config = model.model_config
+    if config.get("validate_by_name") or config.get("populate_by_name"):
+        return ()
+    pairs = []
+    for name, field in plan_of(model).fields.items():
+        keys = input_keys(field.info)
+        if keys and name not in keys:
+            pairs.append((name, keys[0]))
+    return tuple(pairs)
 
 
 _ABSENT: Any = NO_DEFAULT

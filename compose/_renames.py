@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from compose._schema import RENAMES_ATTR, plan_of, renames_of
+from compose._schema import RENAMES_ATTR, aliases_of, plan_of, renames_of
 from compose._tree import KeyPath
 from compose._types import Kind, Shape, section_models
 from compose.errors import ConfigValidationError
@@ -57,12 +57,18 @@ class Move:
     """A value a rename moved: from `old` to `new`, both paths inside the node."""
 
     def __init__(
-        self, old: KeyPath, new: KeyPath, renamed_to: tuple[str, ...] = (), conflict: bool = False
+        self,
+        old: KeyPath,
+        new: KeyPath,
+        renamed_to: tuple[str, ...] = (),
+        conflict: bool = False,
+        alias: bool = False,
     ) -> None:
         self.old = old
         self.new = new
         self.renamed_to = renamed_to
         self.conflict = conflict
+        self.alias = alias  # a validation alias: another name of the field, not an old one
 
 
 def move_renamed(
@@ -78,9 +84,14 @@ def move_renamed(
     _move_in(table, shape, (), source, moves)
     for move in moves:
         if move.conflict:
+            new = ".".join(move.renamed_to)
+            message = (
+                f"`{move.old[-1]}` and `{new}` name the same field; keep one"
+                if move.alias
+                else f"both `{move.old[-1]}` and its new name `{new}` are set; keep only `{new}`"
+            )
             raise ConfigValidationError(
-                f"both `{move.old[-1]}` and its new name `{'.'.join(move.renamed_to)}` are "
-                f"set; keep only `{'.'.join(move.renamed_to)}`",
+                message,
                 key=show_key((*source.prefix, *move.old)),
                 origin=f"{source.shown}:{source.line_of(move.old) or '?'}",
             )
@@ -94,6 +105,9 @@ def _move_in(node: Any, shape: Shape, path: KeyPath, source: FileSource, moves: 
         for old, new in renames_of(model).items():
             if old in node:
                 _move_one(node, old, new, path, source, moves)
+        for alias, name in aliases_of(model).items():
+            if alias in node:
+                _move_alias(node, alias, name, path, moves)
         leading = _fields_with_renames(model)
         names: Collection[str] = leading.keys() & node.keys()
         if len(names) > 1:  # in the file's order: warnings come in it
@@ -136,6 +150,18 @@ def _move_one(
     moves.append(Move((*path, old), (*path, *new), new))
 
 
+def _move_alias(
+    node: dict[str, Any], alias: str, name: str, path: KeyPath, moves: list[Move]
+) -> None:
+    """A key that is a validation alias: its value is the field's, keyed by the field's name
+    (nodes that spell the field differently then merge); no warning, it is no old name."""
+    if name in node:
+        moves.append(Move((*path, alias), (*path, name), (name,), conflict=True, alias=True))
+        return
+    node[name] = node.pop(alias)
+    moves.append(Move((*path, alias), (*path, name), (name,), alias=True))
+
+
 def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:
     if shape.model is not None:
         return [shape.model]
@@ -159,7 +185,7 @@ def _shape_has_renames(shape: Shape) -> bool:
 @functools.cache
 def _has_renames(model: type[BaseModel], _seen: frozenset[type] = frozenset()) -> bool:
     """Whether `model` or any section below it declares a rename (computed once per class)."""
-    if renames_of(model):
+    if renames_of(model) or aliases_of(model):
         return True
     seen = _seen | {model}
     return any(

@@ -150,12 +150,41 @@ def renames_of(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:
 
 
 def field_name(model: type[BaseModel], segment: str) -> str | None:
-    """The field a CLI or override segment names: kebab-case or snake_case."""
+    """The field a CLI or override segment names: kebab-case or snake_case, by its name or by
+    one of its validation aliases (`AliasChoices("seed", "random_seed")`)."""
     fields = model.model_fields
     if segment in fields:
         return segment
     snake = segment.replace("-", "_")
-    return snake if snake in fields else None
+    if snake in fields:
+        return snake
+    aliases = aliases_of(model)
+    return aliases.get(segment) or aliases.get(snake)
+
+
+@functools.cache
+def aliases_of(model: type[BaseModel]) -> dict[str, str]:
+    """Every other key a field of `model` is validated under -> the field's name: its
+    `validation_alias` names (plain strings; alias paths are no keys) and its `alias`.
+
+    Composition keys a field by its name, whichever name a node used, so that nodes that spell
+    it differently merge into one value (`compose._prepare` gives Pydantic the key it takes)."""
+    found: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        for key in input_keys(info):
+            if key != name:
+                found.setdefault(key, name)
+    return found
+
+
+def input_keys(info: FieldInfo) -> list[str]:
+    """The keys Pydantic validates a field under, the one it prefers first."""
+    alias = info.validation_alias
+    choices = getattr(alias, "choices", None)
+    keys = [c for c in (choices if choices is not None else [alias]) if isinstance(c, str)]
+    if not keys and isinstance(info.alias, str):
+        keys = [info.alias]
+    return keys
 
 
 def current_variant(shape: Shape, node: Any, default: Any) -> type[BaseModel] | None:

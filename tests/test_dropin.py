@@ -14,7 +14,7 @@ import warnings
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pytest
-from pydantic import Field, model_validator
+from pydantic import AliasChoices, Field, model_validator
 
 import compose
 from compose import BaseConfig, ComposeError, ConfigFileError, cli
@@ -318,3 +318,54 @@ def test_an_apps_validator_sees_none_as_a_file_spells_it(write: WriteFile, argv:
     write("off.toml", 'wandb = "None"\n')
     config = cli(Shared, args=argv)
     assert (config.wandb, config.trainer.monitors.wandb) == (None, None)
+
+
+# --- validation aliases ------------------------------------------------------------------------
+
+
+class Deployment(BaseConfig):
+    gpus: int = Field(1, validation_alias=AliasChoices("gpus", "num_gpus"))
+    """GPUs per node."""
+    nodes: int = Field(1, ge=1, validation_alias="num_nodes")
+
+
+class Deployed(BaseConfig):
+    deployment: Deployment = Deployment()
+
+
+def test_an_alias_works_from_files_and_flags(write: WriteFile) -> None:
+    write("d.toml", "[deployment]\nnum_gpus = 2\nnum_nodes = 3\n")
+    expected = Deployment(gpus=2, num_nodes=3)
+    assert cli(Deployed, args=["@", "d.toml"]).deployment == expected
+    flags = ["--deployment.num-gpus", "2", "--deployment.num-nodes", "3"]
+    assert cli(Deployed, args=flags).deployment == expected
+    flags = ["--deployment.gpus", "2", "--deployment.nodes", "3"]  # the field's own name too
+    assert cli(Deployed, args=flags).deployment == expected
+
+
+def test_spellings_of_one_field_in_different_nodes_merge_into_one_value(
+    write: WriteFile,
+) -> None:
+    write("d.toml", "[deployment]\nnum_gpus = 3\n")
+    write("e.toml", "[deployment]\ngpus = 4\n")
+    assert cli(Deployed, args=["@", "d.toml", "--deployment.gpus", "2"]).deployment.gpus == 2
+    assert cli(Deployed, args=["@", "d.toml", "@", "e.toml"]).deployment.gpus == 4
+    assert cli(Deployed, args=["@", "e.toml", "@", "d.toml"]).deployment.gpus == 3
+
+
+def test_two_spellings_of_one_field_in_one_file_are_an_error(write: WriteFile) -> None:
+    write("d.toml", "[deployment]\ngpus = 1\nnum_gpus = 3\n")
+    with pytest.raises(ComposeError) as caught:
+        cli(Deployed, args=["@", "d.toml"])
+    assert str(caught.value) == (
+        "--deployment.num-gpus (from d.toml:3): `num_gpus` and `gpus` name the same field; keep one"
+    )
+
+
+def test_an_aliased_fields_errors_name_the_line_that_set_it(write: WriteFile) -> None:
+    write("d.toml", "[deployment]\nnum_nodes = 0\n")
+    with pytest.raises(ComposeError) as caught:
+        cli(Deployed, args=["@", "d.toml"])
+    assert str(caught.value) == (
+        "--deployment.nodes = 0 (from d.toml:2): Input should be greater than or equal to 1"
+    )
