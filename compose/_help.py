@@ -168,8 +168,14 @@ class _Walker:
             child = table.get(name, NO_DEFAULT)
             child_path = (*path, name)
             shape = _tag_choices(union) if union is not None and name == tag else plan.shape
+            description = plan.description
+            if plan.also:  # validation aliases: the same field under other names
+                others = ", ".join(
+                    f"{flag}.{_kebab(a)}" if flag else f"--{_kebab(a)}" for a in plan.also
+                )
+                description = f"{description} (also {others})".lstrip()
             section.entries.append(
-                self._entry(child_flag, shape, value, child, child_path, plan.description)
+                self._entry(child_flag, shape, value, child, child_path, description)
             )
             if depth >= _MAX_DEPTH:
                 continue
@@ -206,6 +212,14 @@ class _Walker:
         state = _optional_state(shape, default, node)
         if shape.model is not None:
             self.model(shape.model, default, node, path, flag, name + state, depth)
+            return
+        if shape.tag is None:  # a plain `A | B`: a panel for each, as any may be chosen
+            names = ", ".join(tag for tag, _ in shape.variants)
+            note = f"one of {names}: Pydantic chooses the one the keys set fit (smart mode)"
+            for tag_value, model in shape.variants:
+                value = default if isinstance(default, model) else NO_DEFAULT
+                title = f"{name} (as {tag_value}){state}"
+                self.model(model, value, node, path, flag, title, depth, None, note)
             return
         active = _active_variant(shape, default, node)
         if active is None:

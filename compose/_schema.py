@@ -58,10 +58,28 @@ class FieldPlan:
 
     @property
     def description(self) -> str:
-        """`Field(description=)`, else the docstring under the field, on one line."""
+        """`Field(description=)`, else the docstring under the field, else (a section) the
+        first paragraph of its class's docstring; on one line."""
         if self.info.description:
             return one_line(self.info.description)
-        return field_docstring(self.owner, self.name)  # kept on one line
+        found = field_docstring(self.owner, self.name)  # kept on one line
+        if found or not self.shape.is_section:
+            return found
+        return _class_summary(self.shape)
+
+    @property
+    def also(self) -> list[str]:
+        """The field's other names (validation aliases), as flags name them."""
+        return [key for key, name in aliases_of(self.owner).items() if name == self.name]
+
+
+def _class_summary(shape: Shape) -> str:
+    """The first paragraph of a section class's own docstring (not one it inherits)."""
+    models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
+    if len(models) != 1 or models[0] is None:
+        return ""
+    doc = models[0].__dict__.get("__doc__") or ""
+    return one_line(doc.strip().split("\n\n")[0])
 
 
 class ModelPlan:

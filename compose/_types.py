@@ -292,8 +292,12 @@ def _with_null(shape: Shape) -> Shape:
 
 def _model_union(models: list[Any], discriminator: str | None, nullable: bool) -> Shape:
     tag = discriminator or _common_literal_field(models)
-    variants = tuple((_tag_value(model, tag), model) for model in models) if tag else ()
-    label = "{" + ",".join(name for name, _ in variants) + "}" if variants else "SECTION"
+    if tag:
+        variants = tuple((_tag_value(model, tag), model) for model in models)
+        label = "{" + ",".join(name for name, _ in variants) + "}"
+    else:  # a plain `A | B`: Pydantic's smart mode chooses; variants are named by class
+        variants = tuple((model.__name__, model) for model in models)
+        label = "|".join(name for name, _ in variants)
     shape = Shape(Kind.UNION, tag=tag, variants=variants, label=label)
     return _with_null(shape) if nullable else shape
 

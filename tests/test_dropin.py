@@ -369,3 +369,70 @@ def test_an_aliased_fields_errors_name_the_line_that_set_it(write: WriteFile) ->
     assert str(caught.value) == (
         "--deployment.nodes = 0 (from d.toml:2): Input should be greater than or equal to 1"
     )
+
+
+# --- plain (untagged) unions of models as sections ---------------------------------------------
+
+
+class Local(BaseConfig):
+    """Runs on this machine."""
+
+    workers: int = 1
+
+
+class Remote(BaseConfig):
+    """Runs on a cluster."""
+
+    host: str = "head"
+    port: int = 6379
+
+
+class Launch(BaseConfig):
+    runner: Local | Remote = Local()
+    """Where the run goes."""
+    backup: Local | Remote | None = None
+    engine: Engine = Engine()
+
+
+def test_an_untagged_union_section_takes_the_variant_pydantic_chooses(write: WriteFile) -> None:
+    assert cli(Launch, args=[]).runner == Local()
+    assert cli(Launch, args=["--runner.port", "1"]).runner == Remote(port=1)
+    assert cli(Launch, args=["--runner.workers", "4"]).runner == Local(workers=4)
+    write("r.toml", "[runner]\nhost = 'gpu'\n[backup]\nworkers = 2\n")
+    config = cli(Launch, args=["@", "r.toml"])
+    assert (config.runner, config.backup) == (Remote(host="gpu"), Local(workers=2))
+
+
+def test_a_key_no_variant_has_is_one_unknown_key() -> None:
+    with pytest.raises(ComposeError) as caught:
+        cli(Launch, args=["--runner.prot", "1"])
+    assert str(caught.value) == "--runner.prot = '1': unknown key; did you mean --runner.port?"
+
+
+def _help_of(schema: type[BaseConfig]) -> str:
+    with pytest.raises(compose.HelpRequested) as caught:
+        compose.parse(schema, ["--help"])
+    return caught.value.text
+
+
+def test_help_shows_each_variant_of_an_untagged_union_and_says_who_chooses() -> None:
+    text = _help_of(Launch)
+    runner_line = next(line for line in text.splitlines() if line.startswith("  --runner "))
+    assert runner_line.split() == ["--runner", "Local|Remote", "Where", "the", "run", "goes."]
+    assert "runner (as Local):\n  --runner.workers INT" in text
+    assert "runner (as Remote):\n  --runner.host STR" in text
+    assert "(one of Local, Remote: Pydantic chooses the one the keys set fit (smart mode))" in text
+
+
+def test_help_describes_a_section_by_its_class_docstring_without_its_own() -> None:
+    text = _help_of(Launch)
+    assert "  --engine Engine" in text
+    assert (
+        "Arguments passed through to a server: any other key is allowed, as vLLM's are."
+        in (text.split("--engine Engine", 1)[1].splitlines()[0])
+    )
+
+
+def test_help_names_a_fields_aliases() -> None:
+    text = _help_of(Deployed)
+    assert "--deployment.gpus INT   GPUs per node. (also --deployment.num-gpus)" in text
