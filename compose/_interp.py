@@ -520,6 +520,9 @@ class _Resolution:
             message = f"{shown} is {kind(value)}, not a table or list"
             raise self._error(site, f"interpolation {text}: {message}")
         hint = self._did_you_mean(shown)
+        if hint is None and text == f"${{{shown}}}" and _looks_like_a_variable(shown):
+            # `${SLURM_JOB_ID}` in a shell command is meant for the shell
+            hint = f"to keep it as text write \\{text}; for the variable, ${{oc.env:{shown}}}"
         raise self._error(site, f"interpolation {text}: key {shown} not found", hint)
 
     def _did_you_mean(self, shown: str) -> str | None:
@@ -632,3 +635,8 @@ def _unique(errors: list[ComposeError]) -> list[ComposeError]:
             seen.add(mark)
             unique.append(error)
     return unique
+
+
+def _looks_like_a_variable(name: str) -> bool:
+    """`HOME`, `SLURM_JOB_ID`: an environment variable's name, never a config key's."""
+    return name.isupper() and name.replace("_", "").isalnum()

@@ -637,3 +637,11 @@ def test_cost_is_per_interpolation_not_per_leaf() -> None:
     result = resolve_tree(tree)
     assert result["s0"]["ref"] == 5
     assert result["s1"] is tree["s1"]
+
+
+def test_a_missing_key_named_like_a_variable_says_how_to_keep_it_as_text() -> None:
+    """`${SLURM_JOB_ID}` in a shell command is meant for the shell, not for composition."""
+    error = _error({"cmd": "echo ${SLURM_JOB_ID}"})
+    assert error.hint == (
+        "to keep it as text write \\${SLURM_JOB_ID}; for the variable, ${oc.env:SLURM_JOB_ID}"
+    )
