@@ -42,6 +42,9 @@ def cli(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     resolvers: Resolvers = None,
+    description: str | None = None,
+    plain: bool | None = None,
+    wide: bool | None = None,
 ) -> M:
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit.
 
@@ -56,12 +59,16 @@ def cli(
     tools): the tokens are parsed the same, but bad input raises `ConfigFileError` (every
     `ComposeError` is one) instead of printing and exiting, and warnings are ordinary Python
     warnings. `--help` prints and exits 0 either way, as pydantic-config's does.
+    `description` replaces the schema's docstring atop help; `plain=True` never draws with
+    rich (as does a stream that is no terminal). `wide` is taken for pydantic-config's
+    callers: help and errors always fit the terminal's width.
     """
+    del wide  # accepted, not needed: see the docstring
     if args is not None and argv is not None:
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     dirs = as_search_path(search_path)
-    options = _Options(dirs, env_prefix, resolvers, default)
+    options = _Options(dirs, env_prefix, resolvers, default, description, bool(plain))
     if args is not None:
         return _raising(schema, list(args), name, options)
     tokens = list(sys.argv[1:] if argv is None else argv)
@@ -74,9 +81,9 @@ def cli(
         except ComposeError as error:
             outcome = error
     if isinstance(outcome, HelpRequested):
-        show_help(outcome)
+        show_help(_described(outcome, options.description), plain=options.plain)
         raise SystemExit(0)
-    report_error(outcome)
+    report_error(outcome, plain=options.plain)
     raise SystemExit(EXIT_BAD_INPUT)
 
 
@@ -98,11 +105,15 @@ class _Options:
         env_prefix: str | None,
         resolvers: Resolvers,
         default: BaseModel | None,
+        description: str | None = None,
+        plain: bool = False,
     ) -> None:
         self.search_path = search_path
         self.env_prefix = env_prefix
         self.resolvers = resolvers
         self.default = default
+        self.description = description
+        self.plain = plain
 
 
 def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
@@ -110,8 +121,17 @@ def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> 
     try:
         return _parse(schema, args, prog, options)
     except HelpRequested as asked:
-        show_help(asked)
+        show_help(_described(asked, options.description), plain=options.plain)
         raise SystemExit(0) from None
+
+
+def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
+    """The help with the app's `description` atop it instead of the schema's docstring."""
+    screen = asked.screen
+    if description is None or not isinstance(screen, HelpScreen):
+        return asked
+    screen.summary = description
+    return HelpRequested(plain_help(screen), screen)
 
 
 def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
@@ -184,17 +204,21 @@ def warnings_as_lines() -> Iterator[None]:
             _show_warnings(caught)
 
 
-def show_help(help_requested: HelpRequested) -> None:
+def show_help(help_requested: HelpRequested, *, plain: bool = False) -> None:
     screen = help_requested.screen
-    if isinstance(screen, HelpScreen) and _terminal(sys.stdout):
+    if isinstance(screen, HelpScreen) and not plain and _terminal(sys.stdout):
         rendered = _rich(lambda render: render.help_panels(screen, sys.stdout))
         if rendered:
             return
     write_text(sys.stdout, help_requested.text)
 
 
-def report_error(error: ComposeError) -> None:
-    if _terminal(sys.stderr) and _rich(lambda render: render.error_box(error, sys.stderr)):
+def report_error(error: ComposeError, *, plain: bool = False) -> None:
+    if (
+        not plain
+        and _terminal(sys.stderr)
+        and _rich(lambda render: render.error_box(error, sys.stderr))
+    ):
         return
     write_text(sys.stderr, f"error: {error.format()}\n")
 

@@ -436,3 +436,11 @@ def test_help_describes_a_section_by_its_class_docstring_without_its_own() -> No
 def test_help_names_a_fields_aliases() -> None:
     text = _help_of(Deployed)
     assert "--deployment.gpus INT   GPUs per node. (also --deployment.num-gpus)" in text
+
+
+def test_pydantic_config_options_of_cli_are_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli(Run, args=["--help"], prog="run", description="Runs things.", plain=True, wide=False)
+    out = capsys.readouterr().out
+    assert out.startswith("usage: run ")
+    assert "\nRuns things.\n" in out
