@@ -29,7 +29,9 @@ class BaseConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _compose_meaning(cls, data: Any) -> Any:
-        # Imported on first validation: a schema import and a bare --help never need it
+        if not data:  # `Section()`, as class defaults are made at import: nothing to give
+            return data
+        # Imported on first validation of data: a bare --help never needs it
         from compose._prepare import prepare_fields  # noqa: PLC0415
 
         return prepare_fields(cls, data)
