@@ -219,11 +219,15 @@ class Served(BaseConfig):
     @model_validator(mode="before")
     @classmethod
     def _narrow(cls, data: Any) -> Any:
-        """The env's class is chosen by its id, as an app with task plug-ins does."""
-        env = data.get("env") if isinstance(data, dict) else None
-        if isinstance(env, dict) and env.get("id") == "math":
-            data = {**data, "env": MathEnv.model_validate(env)}
-        return data
+        return _narrowed(data, MathEnv)
+
+
+def _narrowed(data: Any, subclass: type[Env]) -> Any:
+    """The env's class is chosen by its id, as an app with task plug-ins does."""
+    env = data.get("env") if isinstance(data, dict) else None
+    if isinstance(env, dict) and env.get("id") == subclass.model_fields["id"].default:
+        data = {**data, "env": subclass.model_validate(env)}
+    return data
 
 
 def test_extra_allowed_keys_pass_from_flags_as_from_files(write: WriteFile) -> None:
@@ -283,10 +287,7 @@ class Played(BaseConfig):
     @model_validator(mode="before")
     @classmethod
     def _narrow(cls, data: Any) -> Any:
-        env = data.get("env") if isinstance(data, dict) else None
-        if isinstance(env, dict) and env.get("id") == "game":
-            data = {**data, "env": Game.model_validate(env)}
-        return data
+        return _narrowed(data, Game)
 
 
 def test_keys_below_an_undeclared_key_are_snake_case_too() -> None:
