@@ -129,16 +129,6 @@ def has_interpolated_defaults(model: type[BaseModel]) -> bool:
     return any_field_below(model, lambda plan: _default_holds(plan, _holds_interpolation))
 
 
-@functools.cache
-def has_none_text_defaults(model: type[BaseModel]) -> bool:
-    """Whether any default of `model`, or of a section class below it, holds the text "None".
-
-    Flags into lists copy class defaults into the tree, where binding may turn that text into
-    None: binding looks for it only when a schema's defaults or the nodes may hold it.
-    """
-    return any_field_below(model, lambda plan: _default_holds(plan, _holds_none_text))
-
-
 def _default_holds(plan: FieldPlan, holds: Callable[[Any], bool]) -> bool:
     return plan.default is not NO_DEFAULT and holds(plan.default)
 
@@ -149,10 +139,6 @@ def _holds_interpolation(value: Any) -> bool:
 
 def _interpolates(text: str) -> bool:
     return _INTERP in text
-
-
-def _holds_none_text(value: Any) -> bool:
-    return _holds_text(value, NONE_TEXT.__eq__)
 
 
 def _holds_text(value: Any, matches: Callable[[str], bool]) -> bool:

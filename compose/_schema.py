@@ -89,15 +89,9 @@ class ModelPlan:
         self,
         model: type[BaseModel],
         fields: dict[str, FieldPlan],
-        forbid_extra: bool,
-        section_fields: frozenset[str],
     ) -> None:
         self.model = model
         self.fields = fields
-        self.forbid_extra = forbid_extra
-        # The fields whose values may hold sections (directly, in lists, dicts or unions): with
-        # no "None" text in a tree, the rest need nothing before validation.
-        self.section_fields = section_fields
 
 
 @functools.cache
@@ -106,9 +100,7 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
         name: FieldPlan(model, name, info, shape_of_field(info))
         for name, info in model.model_fields.items()
     }
-    forbid = model.model_config.get("extra") == "forbid"
-    holding = frozenset(name for name, plan in fields.items() if section_models(plan.shape))
-    return ModelPlan(model, fields, forbid, holding)
+    return ModelPlan(model, fields)
 
 
 def any_field_below(
