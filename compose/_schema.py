@@ -63,9 +63,7 @@ class FieldPlan:
         if self.info.description:
             return one_line(self.info.description)
         found = field_docstring(self.owner, self.name)  # kept on one line
-        if found or not self.shape.is_section:
-            return found
-        return _class_summary(self.shape)
+        return found or _class_summary(innermost(self.shape))
 
     @property
     def also(self) -> list[str]:
@@ -74,7 +72,10 @@ class FieldPlan:
 
 
 def _class_summary(shape: Shape) -> str:
-    """The first paragraph of a section class's own docstring (not one it inherits)."""
+    """The first paragraph of a section class's own docstring (not one it inherits), for a
+    section, or a list or dict of sections."""
+    if not shape.is_section:
+        return ""
     models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
     if len(models) != 1 or models[0] is None:
         return ""

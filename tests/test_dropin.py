@@ -445,3 +445,17 @@ def test_pydantic_config_options_of_cli_are_taken(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert out.startswith("usage: run ")
     assert "\nRuns things.\n" in out
+
+
+class Fleet(BaseConfig):
+    runners: list[Local] = []
+    by_name: dict[str, Remote] = {}
+
+
+def test_help_describes_a_list_or_dict_of_sections_by_the_items_class() -> None:
+    lines = _help_of(Fleet).splitlines()
+    assert any(
+        line.split()[:2] == ["--runners", "[Local"] and "Runs on this machine." in line
+        for line in lines
+    )
+    assert any(line.startswith("  --by-name ") and "Runs on a cluster." in line for line in lines)
