@@ -469,7 +469,9 @@ def test_help_shows_the_strategy_and_the_append_form() -> None:
     assert lines[0].endswith("[--KEY VALUE ...] [--LIST+ VALUE ...]")
     assert '--wandb.tags [STR ...] Tags of the run. (files extend) (default: ["base"])' in lines
     assert '--wandb.labels [STR ...] (files extend, skipping duplicates) (default: ["a"])' in lines
-    assert any(line.startswith("--env [Env ...] (files merge by id)") for line in lines)
+    assert any(
+        line.startswith("--env [Env ...] One environment. (files merge by id)") for line in lines
+    )
     assert "--plain [INT ...] (default: [1])" in lines
 
 
