@@ -38,7 +38,7 @@ from compose._schema import suggest
 from compose._search import Dirs, SearchPath, as_search_path
 from compose._tree import KeyPath
 from compose._types import Shape
-from compose.errors import ComposeError, HelpRequested, gather
+from compose.errors import ArgvError, ComposeError, HelpRequested, gather
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
@@ -88,6 +88,13 @@ def compose(
     """
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
+    if isinstance(overrides, str):  # one string would be one override per character
+        raise ArgvError(
+            "overrides is a list of strings, one override each",
+            value=overrides,
+            origin="overrides",
+            hint=f"write overrides=[{overrides!r}]",
+        )
     items: list[Item] = [FileItem(os.fspath(s), "", os.fspath(s)) for s in sources]
     items += parse_overrides(list(overrides))
     items = with_environment(items, env_prefix, environ)

@@ -137,6 +137,13 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
             key=composed.show_key(path),
             origin=origins.describe(path),
         )
+    if kind == "float_type" and type(detail["input"]) is int:  # only past float's range
+        return ConfigValidationError(
+            "is too large for a float (the largest is about 1.8e308)",
+            key=composed.show_key(path),
+            value=detail["input"],
+            origin=origins.describe(path),
+        )
     if detail["input"] == NONE_TEXT and not shape.nullable and isinstance(detail["input"], str):
         return ConfigValidationError(
             "does not accept None",

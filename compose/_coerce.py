@@ -150,7 +150,10 @@ def _number(text: str, kind: type) -> Any:
     if kind is int and isinstance(value, int) and not isinstance(value, bool):
         return value
     if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer past float's range: Pydantic refuses it, as in a file
+            return value
     return None
 
 

@@ -88,7 +88,7 @@ class Options:
     @property
     def schema(self) -> type[BaseModel] | None:
         spec = self.values.get("--schema")
-        return load_schema(spec) if spec else None
+        return load_schema(spec) if spec is not None else None
 
     @property
     def search_path(self) -> SearchPath:
@@ -166,8 +166,8 @@ def load_schema(spec: str) -> type[BaseModel]:
     module_name, colon, class_name = spec.partition(":")
     if not colon or not module_name or not class_name:
         raise ArgvError("expects MODULE:CLASS", key="--schema", value=spec)
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    if os.getcwd() not in sys.path:  # last: a `yaml.py` here never shadows an installed library
+        sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except Exception as error:  # any import failure is the user's to fix
@@ -272,6 +272,8 @@ def explain(options: Options) -> int:
     if not options.rest:
         raise ArgvError("expects a KEY, then ARGV", key="explain")
     key, argv = options.rest[0], options.rest[1:]
+    if key.startswith("@") or "" in key.removeprefix("--").split("."):
+        raise ArgvError("expects a KEY (a dotted path such as trainer.lr), then ARGV", value=key)
     schema = options.schema
     items = options.items(argv)
     final = compose_items(items, schema, options.search_path)

@@ -371,10 +371,12 @@ def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
     if isinstance(item, EnvValue):  # a variable always holds a value: it never negates
         return resolve_variable(merger.root, item, merger.tree), False
     root, tree = merger.root, merger.tree
+    negated_key = _strip_negation(item.key)
+    if root.model is None and negated_key is not None and not item.tokens:
+        return _resolve(root, negated_key, tree, item.shown), True  # schema-less: `--no-x` false
     try:
         return _resolve(root, item.key, tree, item.shown), False
     except UnknownKeyError:
-        negated_key = _strip_negation(item.key)
         if negated_key is not None:
             try:
                 return _resolve(root, negated_key, tree, item.shown), True

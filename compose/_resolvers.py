@@ -37,8 +37,12 @@ class ResolverRefusal(Exception):
 _NO_DEFAULT: Any = object()
 
 
-def oc_env(key: Any, default: Any = _NO_DEFAULT) -> str | None:
+def oc_env(key: Any = None, default: Any = _NO_DEFAULT) -> str | None:
     """`${oc.env:VAR}`, `${oc.env:VAR,default}`: a `null` default is None, others are str()."""
+    if key is None or key == "":
+        raise ResolverRefusal(
+            "oc.env needs the name of a variable", "write ${oc.env:NAME} or ${oc.env:NAME,default}"
+        )
     value = os.environ.get(str(key))
     if value is not None:
         return value

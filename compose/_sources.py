@@ -98,11 +98,12 @@ def _where(shown: str) -> str | None:
 
 def _decode(shown: str, data: bytes) -> str:
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         byte = data[error.start : error.start + 1].hex()
         raise SourceError(f"not valid UTF-8 (byte 0x{byte})", origin=f"{shown}:{line}") from None
+    return text.removeprefix("\ufeff")  # a byte-order mark, as some editors on Windows write
 
 
 def load_file(

@@ -483,7 +483,7 @@ CASES: list[Case] = [
         _lines('s = "${oc.env:A,B,C}"'),
         Raises("resolver oc.env failed: TypeError"),
     ),
-    Case("env_no_args", _lines('s = "${oc.env:}"'), Raises("resolver oc.env failed: TypeError")),
+    Case("env_no_args", _lines('s = "${oc.env:}"'), Raises("oc.env needs the name of a variable")),
     Case(
         "env_value_is_marker",
         _lines('s = "${oc.env:COMPOSE_T_MARKER}"'),

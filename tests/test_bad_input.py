@@ -1,0 +1,161 @@
+"""Bad input a new user or an attacker gives: one clear `ComposeError` each, never a traceback.
+
+Each test stands for a class of input (a number past its type's range, a stray byte-order
+mark, an argument given in the wrong form), not for one spelling of it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from compose import BaseConfig, ComposeError, compose, parse
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+COMMAND = str(Path(sys.executable).parent / "compose")
+HUGE = "1" + "0" * 400  # an integer no float holds
+
+
+class Optim(BaseConfig):
+    lr: float = 1e-3
+    steps: int = 10
+
+
+class Run(BaseConfig):
+    optim: Optim = Optim()
+
+
+@pytest.mark.parametrize(
+    ("how", "origin"),
+    [("flag", ""), ("override", " (from override optim.lr)"), ("file", " (from big.toml:2)")],
+)
+def test_a_number_too_large_for_a_float_field_is_an_error(
+    write: WriteFile, how: str, origin: str
+) -> None:
+    write("big.toml", f"[optim]\nlr = {HUGE}\n")
+    with pytest.raises(ComposeError) as caught:
+        if how == "flag":
+            parse(Run, ["--optim.lr", HUGE])
+        elif how == "override":
+            compose([], [f"optim.lr={HUGE}"], schema=Run)
+        else:
+            compose(["big.toml"], schema=Run)
+    error = caught.value
+    assert (error.key, error.value) == ("--optim.lr", int(HUGE))
+    assert str(error).endswith(
+        f"...{origin}: is too large for a float (the largest is about 1.8e308)"
+    )
+
+
+def test_a_float_literal_past_the_range_is_infinity(write: WriteFile) -> None:
+    """TOML reads `1e400` as Python does, as infinity (docs/04): a float field takes it."""
+    write("inf.toml", "[optim]\nlr = 1e400\n")
+    assert compose(["inf.toml"], schema=Run).optim.lr == float("inf")
+    assert parse(Run, ["--optim.lr", "1e400"]).optim.lr == float("inf")
+
+
+def test_a_huge_integer_stays_exact_where_the_field_is_an_int() -> None:
+    assert parse(Run, ["--optim.steps", HUGE]).optim.steps == int(HUGE)
+
+
+def test_overrides_given_as_one_string_are_refused() -> None:
+    with pytest.raises(ComposeError) as caught:
+        compose([], "optim.lr=0.1", schema=Run)  # type: ignore[arg-type]
+    assert str(caught.value) == (
+        "'optim.lr=0.1' (from overrides): overrides is a list of strings, one override each; "
+        "write overrides=['optim.lr=0.1']"
+    )
+
+
+def test_schemaless_no_flag_is_false() -> None:
+    assert parse_schemaless(["--no-x", "--no-a.b", "--y"]) == {
+        "x": False,
+        "a": {"b": False},
+        "y": True,
+    }
+
+
+def parse_schemaless(argv: list[str]) -> object:
+    out = subprocess.run(
+        [sys.executable, "-m", "compose", "show", "--format", "json", *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    import json
+
+    return json.loads(out.stdout)
+
+
+def test_a_byte_order_mark_is_accepted(write: WriteFile) -> None:
+    write("bom.toml", b"\xef\xbb\xbf[optim]\nlr = 0.5\n")
+    assert compose(["bom.toml"], schema=Run).optim.lr == 0.5
+    write("bad.toml", b"\xef\xbb\xbf[optim]\nlr = = 0.5\n")
+    with pytest.raises(ComposeError, match=r"bad\.toml:2:6: invalid TOML"):
+        compose(["bad.toml"], schema=Run)
+
+
+def test_oc_env_without_a_name_says_it_needs_one(write: WriteFile) -> None:
+    write("e.toml", 'a = "${oc.env:}"\n')
+    with pytest.raises(ComposeError) as caught:
+        compose(["e.toml"])
+    assert str(caught.value) == (
+        "--a = '${oc.env:}' (from e.toml:1): interpolation ${oc.env:}: oc.env needs the name "
+        "of a variable; write ${oc.env:NAME} or ${oc.env:NAME,default}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["show", "--schema", "", "@", "a.toml"], "error: --schema = '': expects MODULE:CLASS\n"),
+        (
+            ["explain", "", "@", "a.toml"],
+            "error: '': expects a KEY (a dotted path such as trainer.lr), then ARGV\n",
+        ),
+        (
+            ["explain", "a..b", "@", "a.toml"],
+            "error: 'a..b': expects a KEY (a dotted path such as trainer.lr), then ARGV\n",
+        ),
+    ],
+)
+def test_empty_names_given_to_the_compose_command_are_errors(
+    write: WriteFile, argv: list[str], message: str
+) -> None:
+    write("a.toml", "a = 1\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "compose", *argv], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_a_module_in_the_working_directory_never_shadows_an_installed_library(
+    write: WriteFile,
+) -> None:
+    """`compose show --schema app:App` imports `app` from here; a `json.py` here stays out.
+    (The installed command: `python -m` puts the working directory first itself.)"""
+    write("json.py", "raise SystemExit('the working directory shadowed json')\n")
+    write("app.py", "from compose import BaseConfig\n\nclass App(BaseConfig):\n    x: int = 1\n")
+    done = subprocess.run(
+        [
+            COMMAND,
+            "show",
+            "--resolved",
+            "--format",
+            "json",
+            "--schema",
+            "app:App",
+            "--x",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr, done.stdout.split()) == (0, "", ["{", '"x":', "2", "}"])
