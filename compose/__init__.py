@@ -23,6 +23,7 @@ from compose.errors import (
     ErrorGroup,
     HelpRequested,
     InterpolationError,
+    OutputError,
     SourceError,
     UnknownKeyError,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "HelpRequested",
     "InterpolationError",
     "Merge",
+    "OutputError",
     "SourceError",
     "UnknownKeyError",
     "cli",

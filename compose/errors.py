@@ -6,6 +6,7 @@
     ├── UnknownKeyError           a key that the schema does not have (with a did-you-mean)
     ├── ConfigValidationError     a value the schema rejects: wrong type, failed validator, bad None
     ├── InterpolationError        a ${...} that cannot be resolved: missing key, cycle, bad grammar
+    ├── OutputError               configs could not be written: a directory not made or writable
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
 
@@ -31,6 +32,7 @@ __all__ = [
     "ErrorGroup",
     "HelpRequested",
     "InterpolationError",
+    "OutputError",
     "SourceError",
     "UnknownKeyError",
 ]
@@ -124,6 +126,10 @@ class ConfigValidationError(ComposeError):
 
 class InterpolationError(ComposeError):
     """A `${...}` that cannot be resolved: missing key, cycle, bad grammar, unknown resolver."""
+
+
+class OutputError(ComposeError):
+    """`write_configs` could not write: the directory cannot be made, or is not writable."""
 
 
 class ErrorGroup(ComposeError):

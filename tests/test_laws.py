@@ -232,6 +232,7 @@ def expected_values(node_list: list[Node]) -> dict[str, Any]:
     """What the contract says: files and deletions in order, then every flag in order, on top."""
     files: dict[str, Any] = {}
     flags: dict[str, Any] = {}
+    touched: set[str] = set()  # sections a node set something in (a deletion leaves the table)
     for node in node_list:
         if isinstance(node, RootFile):
             files.update(node.values)
@@ -239,10 +240,29 @@ def expected_values(node_list: list[Node]) -> dict[str, Any]:
             files.update({f"{node.section}.{key}": v for key, v in node.values.items()})
         elif isinstance(node, Delete):
             files.pop(node.key, None)
+            continue
         else:
             flags[node.key] = node.value
-    defaults = RLConfig()
-    return {key: flags.get(key, files.get(key, get(defaults, key))) for key in ORDER_KEYS}
+        touched.update(_sections_of(files.keys() | flags.keys()))
+    return {
+        key: flags.get(key, files.get(key, layered_default(key, touched))) for key in ORDER_KEYS
+    }
+
+
+def _sections_of(keys: Any) -> set[str]:
+    return {key.rsplit(".", depth)[0] for key in keys for depth in range(1, key.count(".") + 1)}
+
+
+def layered_default(key: str, touched: set[str]) -> Any:
+    """The default validation gives `key` (CONTRACT §7 "Layers"): below a section some node set,
+    the class's field defaults; elsewhere the default instances."""
+    model: Any = RLConfig()
+    parts = key.split(".")
+    for depth, segment in enumerate(parts[:-1], start=1):
+        model = getattr(model, segment)
+        if ".".join(parts[:depth]) in touched:
+            model = type(model)()
+    return getattr(model, parts[-1])
 
 
 def get(model: Any, dotted: str) -> Any:

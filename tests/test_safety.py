@@ -10,6 +10,8 @@ import errno
 import importlib
 import io
 import os
+import stat
+import subprocess
 import sys
 import tokenize
 from collections.abc import Iterator
@@ -20,7 +22,14 @@ import pytest
 from schemas import RLConfig, TrainerConfig
 
 import compose
-from compose import ArgvError, ComposeError, InterpolationError, to_toml, write_configs
+from compose import (
+    ArgvError,
+    ComposeError,
+    InterpolationError,
+    OutputError,
+    to_toml,
+    write_configs,
+)
 from compose._command import main
 
 if TYPE_CHECKING:
@@ -349,7 +358,7 @@ def test_a_write_failing_mid_file_leaves_no_partial_file(
         return _FailingStream(raw, encoding="utf-8")
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(OutputError, match="cannot write configs here: No space left on device"):
         write_configs(tmp_path, {"rl": RLConfig(seed=2), "trainer": TrainerConfig(), "x": {}})
     assert len(opened) == 2  # the first file was staged, the second failed half-way
     assert tree(tmp_path) == earlier_run  # old files intact, no partial file, no temporary
@@ -372,15 +381,15 @@ def test_a_rename_failing_leaves_no_temporary_file(
     real_replace = os.replace
     renamed: list[str] = []
 
-    def replace(source: Any, target: Any) -> None:
+    def replace(source: Any, target: Any, **at: Any) -> None:
         renamed.append(str(target))
         if len(renamed) == 2:
             raise OSError(errno.EIO, "Input/output error")
-        real_replace(source, target)
+        real_replace(source, target, **at)
 
     monkeypatch.setattr(os, "replace", replace)
     new = {"rl": RLConfig(seed=2), "trainer": TrainerConfig(micro_batch_size=2)}
-    with pytest.raises(OSError, match="Input/output"):
+    with pytest.raises(OutputError, match="cannot write configs here: Input/output error"):
         write_configs(tmp_path, new)
     after = tree(tmp_path)
     assert sorted(after) == sorted(earlier_run)
@@ -478,3 +487,35 @@ def test_the_source_scan_sees_the_package() -> None:
     names = {path.name for path in SOURCES}
     assert {"_sources.py", "_interp.py", "_command.py", "_dump.py"} <= names
     assert any(name == "import_module" for _, name in code_names(PACKAGE / "_command.py"))
+
+
+@pytest.mark.parametrize("under", ["a-file", "/dev/null", "/proc"])
+def test_an_output_directory_that_cannot_be_made_is_one_error(tmp_path: Path, under: str) -> None:
+    """The directory named, and why; exit 2; nothing written anywhere."""
+    (tmp_path / "a-file").write_text("x")
+    parent = tmp_path / under if under == "a-file" else Path(under)
+    output = parent / "run"
+    done = subprocess.run(
+        [sys.executable, "-m", "rl_app", "rl", "--dry-run", "--output-dir", str(output)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    reason = "No such file or directory" if under == "/proc" else "Not a directory"
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {output}/configs: cannot write configs here: {reason}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_written_configs_follow_the_umask(tmp_path: Path) -> None:
+    previous = os.umask(0o027)
+    try:
+        (written,) = write_configs(tmp_path, {"rl": RLConfig()})
+        assert stat.S_IMODE(written.stat().st_mode) == 0o640
+        written.chmod(0o644)
+        os.umask(0o022)
+        (again,) = write_configs(tmp_path, {"rl": RLConfig(seed=3)})
+        assert stat.S_IMODE(again.stat().st_mode) == 0o644
+    finally:
+        os.umask(previous)

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose import cli, write_configs
+from compose import ComposeError, cli, write_configs
 from rl_app.config.inference import InferenceConfig
 from rl_app.config.orchestrator import OrchestratorConfig
 from rl_app.config.rl import InferenceEntry, OrchestratorEntry, RLConfig, TrainerEntry
@@ -43,8 +43,7 @@ COMPONENTS: dict[str, tuple[type[LaunchOptions], type[BaseModel]]] = {
 def rl(argv: Argv = None) -> None:
     """`rl`: resolve the whole run, write every config file, print the launch plan."""
     config = cli(RLConfig, argv, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX)
-    written = write_configs(config.output_dir, {"rl": config, **config.components()})
-    _print_written(written)
+    _write(config.output_dir, {"rl": config, **config.components()})
     if config.dry_run:
         print("dry run: nothing started; drop --dry-run to see the launch plan")
         return
@@ -88,11 +87,21 @@ def _component(name: str, argv: Argv) -> None:
     env_prefix = f"{ENV_PREFIX}{name.upper()}__"  # RL_TRAINER__OPTIM__LR: the same as for rl
     entry = cli(entry_schema, argv, prog=name, search_path=[CONF], env_prefix=env_prefix)
     if entry.dry_run:
-        written = write_configs(entry.output_dir, {name: section_data(entry, section_schema)})
-        _print_written(written)
+        _write(entry.output_dir, {name: section_data(entry, section_schema)})
         return
     print(f"{name} would run in {entry.output_dir.as_posix()}: {describe(entry)}")
     print("(this example starts nothing; add --dry-run to write the resolved config)")
+
+
+def _write(output_dir: Path, files: dict[str, Any]) -> None:
+    """The resolved configs, and what was written; a directory that cannot take them is bad
+    input like any other: one line, exit 2."""
+    try:
+        written = write_configs(output_dir, files)
+    except ComposeError as error:
+        sys.stderr.write(f"error: {error.format()}\n")
+        raise SystemExit(2) from None
+    _print_written(written)
 
 
 def section_data(entry: BaseModel, section: type[BaseModel]) -> dict[str, Any]:
