@@ -81,7 +81,8 @@ def cli(
         except ComposeError as error:
             outcome = error
     if isinstance(outcome, HelpRequested):
-        show_help(_described(outcome, options.description), plain=options.plain)
+        with output_may_close():
+            show_help(_described(outcome, options.description), plain=options.plain)
         raise SystemExit(0)
     report_error(outcome, plain=options.plain)
     raise SystemExit(EXIT_BAD_INPUT)
@@ -221,6 +222,23 @@ def report_error(error: ComposeError, *, plain: bool = False) -> None:
     ):
         return
     write_text(sys.stderr, f"error: {error.format()}\n")
+
+
+EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what the shell sees when other tools end so
+
+
+@contextlib.contextmanager
+def output_may_close() -> Iterator[None]:
+    """Output read by a program that stops reading (`rl --help | head -1`) ends the process
+    quietly, as other command-line tools end, never with a `BrokenPipeError` traceback."""
+    try:
+        yield
+        sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that is quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(EXIT_OUTPUT_CLOSED) from None
 
 
 def write_text(stream: TextIO, text: str) -> None:

@@ -28,7 +28,13 @@ from pydantic import BaseModel, PydanticUserError
 from compose._api import check_keys, resolve
 from compose._argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
 from compose._bind import bind, plain_nones
-from compose._cli import EXIT_BAD_INPUT, report_error, warnings_as_lines, write_text
+from compose._cli import (
+    EXIT_BAD_INPUT,
+    output_may_close,
+    report_error,
+    warnings_as_lines,
+    write_text,
+)
 from compose._complete import completion_script
 from compose._defaults import default_at
 from compose._dump import to_toml
@@ -472,4 +478,6 @@ _COMMANDS: dict[str, Callable[[Options], int]] = {
 
 def run() -> None:
     """Console-script entry point."""
-    raise SystemExit(main())
+    with output_may_close():
+        code = main()
+    raise SystemExit(code)

@@ -159,3 +159,21 @@ def test_a_module_in_the_working_directory_never_shadows_an_installed_library(
         check=False,
     )
     assert (done.returncode, done.stderr, done.stdout.split()) == (0, "", ["{", '"x":', "2", "}"])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [sys.executable, "-m", "rl_app", "rl", "--help"],
+        [sys.executable, "-m", "rl_app", "rl", "--help", "trainer"],
+        [COMMAND, "show", "@", "large.toml"],
+    ],
+)
+def test_a_closed_stdout_ends_quietly(write: WriteFile, command: list[str]) -> None:
+    """`rl --help | head -1`: the reader went away; no traceback, the shell's SIGPIPE status."""
+    write("large.toml", "".join(f"[s{i}]\nk = {i}\n" for i in range(5000)))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read()
+    assert (process.wait(timeout=60), errors) == (141, b"")
