@@ -62,6 +62,10 @@ class Composition(Protocol):
 Entry = tuple[str, str] | str
 Chain = tuple[tuple[str, str], ...]  # the files being expanded: (real path, path as shown)
 
+# Past any real config tree; each bounds what a file node's includes may cost (docs/10).
+MAX_INCLUDE_DEPTH = 64  # files each including the next
+MAX_INCLUDED = 1_000  # files merged by one file node's includes (a tree doubling per level)
+
 
 def expand(
     table: dict[str, Any], source: FileSource, mount: Mount, composition: Composition
@@ -75,6 +79,7 @@ class _Expansion:
 
     def __init__(self, composition: Composition) -> None:
         self.composition = composition
+        self.merged = 0
         self._real: dict[str, str] = {}
         self.done = {(self.real(s.shown), s.prefix) for s in composition.sources}
 
@@ -110,12 +115,31 @@ class _Expansion:
             raise _cycle(chain, real, path, where())
         if (real, mount.path) in self.done:
             return  # merged already, at its first place: a diamond's shared base
+        self._within_limits(chain, path, where)
         self.done.add((real, mount.path))
         table, source = self.composition.load(path, mount.path)
         if INCLUDE in table:
             self.file(table, source, mount, chain)
         else:
             self.composition.merge(table, source, mount)
+
+
+    def _within_limits(self, chain: Chain, path: str, where: Callable[[], str]) -> None:
+        self.merged += 1
+        if len(chain) >= MAX_INCLUDE_DEPTH:
+            raise SourceError(
+                f"includes nested more than {MAX_INCLUDE_DEPTH} files deep",
+                value=path,
+                origin=where(),
+                hint=f"{chain[0][1]} includes a file that includes a file ... down to here",
+            )
+        if self.merged > MAX_INCLUDED:
+            raise SourceError(
+                f"includes merge more than {MAX_INCLUDED:,} files",
+                value=path,
+                origin=where(),
+                hint="does each level include the next more than once, at other sections?",
+            )
 
 
 def _where(source: FileSource, index: int) -> Callable[[], str]:

@@ -61,17 +61,31 @@ def _read_bytes(path: str) -> tuple[bytes, bool]:
         if stat.S_ISDIR(status.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         regular = stat.S_ISREG(status.st_mode)
+        if status.st_size > MAX_FILE_BYTES:
+            raise _too_large(path)
         data = os.read(fd, status.st_size + 1 if regular else _CHUNK)
         # One read suffices when it gives the size fstat said; else (a pipe, a short read, a
-        # file that grew or shrank, a /proc file that says 0) read on to the end
+        # file that grew or shrank, a /proc file that says 0) read on to the end, or the limit
         if not regular or len(data) != status.st_size:
-            chunks = [data]
+            chunks, size = [data], len(data)
             while chunk := os.read(fd, _CHUNK):
                 chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:  # /dev/zero, an endless FIFO
+                    raise _too_large(path)
             data = b"".join(chunks)
     finally:
         os.close(fd)
     return data, regular
+
+
+MAX_FILE_BYTES = 64 << 20  # 64 MiB: a config past this is no config (docs/04)
+
+
+def _too_large(path: str) -> SourceError:
+    return SourceError(
+        f"larger than {MAX_FILE_BYTES >> 20} MiB: not read", origin=path, hint="is it a config?"
+    )
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)

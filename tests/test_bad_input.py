@@ -6,6 +6,7 @@ mark, an argument given in the wrong form), not for one spelling of it.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,54 @@ def test_a_closed_stdout_ends_quietly(write: WriteFile, command: list[str]) -> N
     process.stdout.close()
     errors = process.stderr.read()
     assert (process.wait(timeout=60), errors) == (141, b"")
+
+
+# --- limits: refused at a documented bound, naming the file, within a second ----------------
+
+
+def test_a_chain_of_includes_past_the_depth_limit_is_refused(write: WriteFile) -> None:
+    for i in range(500):
+        write(f"f{i}.toml", f'_include_ = ["f{i + 1}.toml"]\nk{i} = {i}\n')
+    write("f500.toml", "end = 1\n")
+    with pytest.raises(ComposeError) as caught:
+        compose(["f0.toml"])
+    assert str(caught.value) == (
+        "'f64.toml' (from f63.toml:1): includes nested more than 64 files deep; "
+        "f0.toml includes a file that includes a file ... down to here"
+    )
+
+
+def test_a_chain_of_includes_within_the_limit_composes(write: WriteFile) -> None:
+    for i in range(62):
+        write(f"f{i}.toml", f'_include_ = ["f{i + 1}.toml"]\nk{i} = {i}\n')
+    write("f62.toml", "k62 = 62\n")
+    assert compose(["f0.toml"]) == {f"k{i}": i for i in reversed(range(63))}
+
+
+def test_an_include_tree_that_doubles_at_each_level_is_refused(write: WriteFile) -> None:
+    for i in range(40):
+        entries = f'{{ "a" = "m{i + 1}.toml" }}, {{ "b" = "m{i + 1}.toml" }}'
+        write(f"m{i}.toml", f"_include_ = [{entries}]\n")
+    write("m40.toml", "z = 1\n")
+    with pytest.raises(ComposeError) as caught:
+        compose(["m0.toml"])
+    assert "includes merge more than 1,000 files" in str(caught.value)
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo"])
+def test_a_file_node_that_never_ends_is_refused_at_64_mib(
+    write: WriteFile, source: str, tmp_path: Path
+) -> None:
+    if source == "fifo":
+        os.mkfifo(tmp_path / "endless")
+        # the writer waits in its own process until compose opens the FIFO to read
+        feeder = subprocess.Popen(["sh", "-c", "yes 'a = 1' > endless"], cwd=tmp_path)
+        source = "endless"
+    try:
+        with pytest.raises(ComposeError) as caught:
+            compose([source])
+    finally:
+        if source == "endless":
+            feeder.kill()
+            feeder.wait()
+    assert str(caught.value) == f"{source}: larger than 64 MiB: not read; is it a config?"
