@@ -98,6 +98,7 @@ def _map_errors(
             seen[path].message += f"; or {mapped.message}"  # one value, several union members
             continue
         seen.setdefault(path, mapped)
+    _drop_echoes(seen)
     for mapped in seen.values():
         mapped.args = (mapped.format(),)
     # Unknown keys first, in the order the nodes wrote them (the tree keeps it), then the rest
@@ -108,6 +109,16 @@ def _map_errors(
     return [seen[path] for path in unknown_paths] + [
         mapped for mapped in seen.values() if not isinstance(mapped, UnknownKeyError)
     ]
+
+
+def _drop_echoes(seen: dict[KeyPath, ComposeError]) -> None:
+    """An error at a key no node set, whose value and complaint are those of an error some
+    node did set, is that error again (a validator copied the value there, as prime-rl copies
+    a shared `max_steps` into each component): the one with the origin says it all."""
+    cited = {(e.message, repr(e.value)) for e in seen.values() if e.origin and e.has_value}
+    for path, mapped in list(seen.items()):
+        if not mapped.origin and mapped.has_value and (mapped.message, repr(mapped.value)) in cited:
+            del seen[path]
 
 
 def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:

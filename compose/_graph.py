@@ -334,7 +334,9 @@ def _set_value(
     negated: bool,
 ) -> None:
     written.add(target, item)
-    _assign(merger, target, _value_of(item, target, negated), item)
+    # A variable's key is its name in snake_case: errors name it as a flag, as the rest do
+    shown = composed.show_key(target.path) if isinstance(item, EnvValue) else f"--{item.key}"
+    _assign(merger, target, _value_of(item, target, negated, shown), item)
     if target.unchecked is not None:
         composed.unchecked[target.path] = item
     if any(_marks_resolution(token) for token in item.tokens):
@@ -399,8 +401,7 @@ def _strip_negation(key: str) -> str | None:
     return None
 
 
-def _value_of(item: ValueItem, target: Target, negated: bool) -> Any:
-    shown = f"--{item.key}"
+def _value_of(item: ValueItem, target: Target, negated: bool, shown: str) -> Any:
     if item.append and not negated:
         return append_value(item.tokens, target, shown, item.shown)
     if item.append:

@@ -123,7 +123,6 @@ class _Expansion:
         else:
             self.composition.merge(table, source, mount)
 
-
     def _within_limits(self, chain: Chain, path: str, where: Callable[[], str]) -> None:
         self.merged += 1
         if len(chain) >= MAX_INCLUDE_DEPTH:

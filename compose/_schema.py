@@ -468,7 +468,7 @@ def unknown_key(
 ) -> UnknownKeyError:
     """`path[depth]` is not a key of the `section` at `path[:depth]`: say so, with a hint."""
     known = cli_key(root, path[:depth]) if depth else ""
-    rest = [str(s).replace("_", "-") if root.model is not None else str(s) for s in path[depth:]]
+    rest = [flag_segment(str(s)) if root.model is not None else str(s) for s in path[depth:]]
     key = f"{known}.{'.'.join(rest)}" if known else "--" + ".".join(rest)
     written = str(path[depth])
     hint = _variant_hint(root, path[:depth], section, written.replace("-", "_"))
@@ -502,6 +502,12 @@ def _variant_hint(root: Shape, path: KeyPath, section: Shape | None, name: str) 
     return f"only {names} have it: choose one with {tag_flag} {owners[0]}"
 
 
+def flag_segment(name: str) -> str:
+    """A key as a flag segment: kebab-case, but a reserved name (`_include_`, `_target_`) as
+    written: it is no field's name, and `---target-` names nothing."""
+    return name if name.startswith("_") else name.replace("_", "-")
+
+
 def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:
     """A key path as a flag: field names kebab-case, dict keys and indices verbatim.
 
@@ -513,7 +519,7 @@ def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:
     shape, node, default = root, tree, NO_DEFAULT
     for segment in path:
         is_field = shape.is_section and isinstance(segment, str)
-        parts.append(str(segment).replace("_", "-") if is_field else str(segment))
+        parts.append(flag_segment(str(segment)) if is_field else str(segment))
         shape, default = _shape_below(shape, node, segment, default)
         node = child(node, segment)
     return "--" + ".".join(parts)

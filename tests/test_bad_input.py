@@ -10,9 +10,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from pydantic import model_validator
 
 from compose import BaseConfig, ComposeError, compose, parse
 
@@ -229,3 +230,51 @@ def test_a_file_node_that_never_ends_is_refused_at_64_mib(
             feeder.kill()
             feeder.wait()
     assert str(caught.value) == f"{source}: larger than 64 MiB: not read; is it a config?"
+
+
+# --- messages that name the right thing -----------------------------------------------------
+
+
+class Component(BaseConfig):
+    max_steps: int = 10
+
+
+class Propagating(BaseConfig):
+    """A shared value copied into each component by a before-validator (as prime-rl does)."""
+
+    max_steps: int = 10
+    trainer: Component = Component()
+    orchestrator: Component = Component()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _share(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "max_steps" in data:
+            steps = data["max_steps"]
+            data = {**data, "trainer": {"max_steps": steps}, "orchestrator": {"max_steps": steps}}
+        return data
+
+
+def test_one_bad_value_copied_by_a_validator_is_one_error_citing_its_line(
+    write: WriteFile,
+) -> None:
+    write("run.toml", "max_steps = 5.5\n")
+    with pytest.raises(ComposeError) as caught:
+        compose(["run.toml"], schema=Propagating)
+    assert str(caught.value) == (
+        "--max-steps = 5.5 (from run.toml:1): "
+        "Input should be a valid integer, got a number with a fractional part"
+    )
+
+
+def test_reserved_names_are_shown_as_written(write: WriteFile) -> None:
+    write("run.toml", '_target_ = "x"\n[trainer]\n_include_ = ["a.toml"]\n')
+    with pytest.raises(ComposeError) as caught:
+        compose(["run.toml"], schema=Propagating)
+    assert [error.key for error in caught.value.errors] == ["--_target_", "--trainer._include_"]
+
+
+def test_an_environment_variables_error_names_the_key_as_a_flag() -> None:
+    with pytest.raises(ComposeError) as caught:
+        parse(Run, [], env_prefix="APP_", environ={"APP_OPTIM__STEPS": "many"})
+    assert str(caught.value).startswith("--optim.steps = 'many' (from $APP_OPTIM__STEPS): ")

@@ -288,7 +288,7 @@ def test_a_wrong_value_is_an_error_naming_the_variable() -> None:
 def test_all_wrong_values_at_once() -> None:
     assert error_of([], RL_SEED="x", RL_TRAINER__ENABLE_TOKEN_EXPORT="maybe").splitlines() == [
         "2 errors:",
-        "  - --trainer.enable_token_export = 'maybe' (from $RL_TRAINER__ENABLE_TOKEN_EXPORT): "
+        "  - --trainer.enable-token-export = 'maybe' (from $RL_TRAINER__ENABLE_TOKEN_EXPORT): "
         "expects a boolean: true, false, 1 or 0",
         "  - --seed = 'x' (from $RL_SEED): "
         "Input should be a valid integer, unable to parse string as an integer",
@@ -297,7 +297,7 @@ def test_all_wrong_values_at_once() -> None:
 
 def test_bad_json_is_an_error_naming_the_variable() -> None:
     assert error_of([], RL_TRAINER__ENV_VARS="{oops") == (
-        "--trainer.env_vars = '{oops' (from $RL_TRAINER__ENV_VARS): "
+        "--trainer.env-vars = '{oops' (from $RL_TRAINER__ENV_VARS): "
         "invalid JSON: Expecting property name enclosed in double quotes at column 2"
     )
 

@@ -426,7 +426,7 @@ def test_a_malformed_include_list_is_an_error(write: WriteFile, text: str, messa
 
 def test_include_is_reserved_only_at_the_top(write: WriteFile) -> None:
     write("run.toml", '[trainer]\n_include_ = ["x.toml"]\n')
-    with pytest.raises(UnknownKeyError, match=r"--trainer\.-include- .*unknown key"):
+    with pytest.raises(UnknownKeyError, match=r"--trainer\._include_ = .*unknown key"):
         parse(RLConfig, ["@", "run.toml"])
 
 
