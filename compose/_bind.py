@@ -198,7 +198,7 @@ def _unknown_keys_at(
     if not flags:
         found: ComposeError = unknown_key(root, path, None, section, depth)
         origin = composed.origins.describe(path)
-        return [(path, found.evolve(value=detail["input"], origin=origin))]
+        return [(path, found.evolve(value=_keys_only(detail["input"]), origin=origin))]
     errors: list[tuple[KeyPath, ComposeError]] = []
     for flag_path, item in flags:
         found = unknown_key(root, flag_path, item.shown, section, depth)
@@ -206,6 +206,18 @@ def _unknown_keys_at(
             found = found.evolve(value=" ".join(item.tokens))
         errors.append((flag_path, found))
     return errors
+
+
+class _TableKeys(dict[str, Any]):
+    """An unknown table, as errors show it: its keys, not its values (a credentials file
+    included at the wrong place holds tokens)."""
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{key!r}: ..." for key in self) + "}"
+
+
+def _keys_only(value: Any) -> Any:
+    return _TableKeys(dict.fromkeys(value, ...)) if isinstance(value, dict) else value
 
 
 def _message(detail: Any) -> str:

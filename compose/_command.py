@@ -43,7 +43,7 @@ from compose._graph import Composed, compose_items
 from compose._listmerge import element_origins
 from compose._origin import FlagSource, Moved, Shifted
 from compose._plain import to_data
-from compose._schema import plan_of, walk
+from compose._schema import SECRET_MASK, masked_secrets, plan_of, walk
 from compose._search import SearchPath
 from compose._tree import KeyPath
 from compose._types import section_models
@@ -217,7 +217,8 @@ def compose_argv(argv: list[str], options: Options) -> Result:
     set_leaves = {path for path, value in leaves(composed.tree) if value != {}}
     empty = {path for path, value in leaves(composed.tree) if value == {}}
     if not resolved:
-        return Result(composed, composed.tree, False, set_leaves, empty)
+        shown = masked_secrets(composed.root, composed.tree)
+        return Result(composed, shown, False, set_leaves, empty)
     resolve(composed)
     if schema is None:
         return Result(composed, plain_nones(composed.tree), False, set_leaves, empty)
@@ -297,7 +298,17 @@ def explain(options: Options) -> int:
     return 0
 
 
+def _shown(composed: Composed, path: KeyPath, value: Any) -> str:
+    """`repr(value)`, masked where `path` is a secret field's."""
+    tree: Any = value
+    for segment in reversed(path):  # just the path's own tables (an index as a list)
+        tree = [*([None] * segment), tree] if isinstance(segment, int) else {segment: tree}
+    return repr(_at(masked_secrets(composed.root, tree), path))
+
+
 def _winner(final: Composed, path: KeyPath, written: Any) -> str:
+    if _shown(final, path, written) != repr(written):
+        return f"{SECRET_MASK} (from {final.origins.describe(path) or 'default'})"
     value = _at(final.tree, path)
     if value is not _UNSET:
         shown = f"{written!r} (from {final.origins.describe(path) or 'default'})"
@@ -338,7 +349,7 @@ def _history(
         value = _at(composed.tree, path)
         alone = label == _ENVIRONMENT  # the environment node alone: it set what is there
         if (alone and value is not _UNSET) or _set_by_last_node(composed, path, value, read):
-            steps.append((composed.origins.describe(path) or label, repr(value)))
+            steps.append((composed.origins.describe(path) or label, _shown(composed, path, value)))
         elif value is _UNSET and before is not _UNSET:
             steps.append((label, "(deleted)"))
         before, read = value, len(composed.sources)

@@ -35,7 +35,7 @@ def to_toml(
     text holding `${` is escaped so that loading it back gives the same text; without, such
     text is written as it is (an unresolved composition shows its interpolations).
     """
-    tree = to_data(value)
+    tree = to_data(value, reveal=True)  # a secret too: the file must reload to the same config
     if not isinstance(tree, dict):
         raise TypeError(f"to_toml needs a model or a dict, got {type(value).__name__}")
     writer = _Writer(note, escape if literal else _same)

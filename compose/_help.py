@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from compose._plain import json_text, to_data
-from compose._schema import NO_DEFAULT, closest_flag, plan_of
+from compose._schema import NO_DEFAULT, SECRET_MASK, closest_flag, is_secret, plan_of
 from compose._search import SearchPath, config_groups
 from compose._types import Kind, Shape
 from compose.errors import UnknownKeyError
@@ -174,6 +174,8 @@ class _Walker:
                     f"{flag}.{_kebab(a)}" if flag else f"--{_kebab(a)}" for a in plan.also
                 )
                 description = f"{description} (also {others})".lstrip()
+            if isinstance(child, str) and is_secret(plan.info.annotation):
+                child = SECRET_MASK  # a secret a node set: help shows that one is set, not it
             section.entries.append(
                 self._entry(child_flag, shape, value, child, child_path, description)
             )

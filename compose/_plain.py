@@ -13,23 +13,46 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretBytes, SecretStr
 
 from compose._syntax import NONE_TEXT
 
-__all__ = ["NONE_TEXT", "json_text", "plain_text", "to_data"]
+__all__ = ["NONE_TEXT", "SECRET_MASK", "holds_secret", "json_text", "plain_text", "to_data"]
 
 
-def to_data(value: Any) -> Any:
-    """Plain TOML-ready data: models as dicts in field order, None as "None", paths as text."""
+def to_data(value: Any, *, reveal: bool = False) -> Any:
+    """Plain TOML-ready data: models as dicts in field order, None as "None", paths as text.
+
+    A `SecretStr` or `SecretBytes` is masked (`**********`), as everything shown to people
+    is; `reveal` writes its value instead, for files that must reload to the same config."""
     if isinstance(value, BaseModel):
-        return {name: to_data(getattr(value, name)) for name in type(value).model_fields}
+        fields = type(value).model_fields
+        return {name: to_data(getattr(value, name), reveal=reveal) for name in fields}
     if isinstance(value, Mapping):
-        return {str(key): to_data(item) for key, item in value.items()}
+        return {str(key): to_data(item, reveal=reveal) for key, item in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [to_data(item) for item in items]
+        return [to_data(item, reveal=reveal) for item in items]
+    if isinstance(value, _SECRETS):
+        return _scalar_data(value.get_secret_value()) if reveal else SECRET_MASK
     return _scalar_data(value)
+
+
+SECRET_MASK = "**********"  # what Pydantic shows for a secret
+_SECRETS = (SecretStr, SecretBytes)
+
+
+def holds_secret(value: Any) -> bool:
+    """Whether a model or plain value holds a `SecretStr` or `SecretBytes` anywhere."""
+    if isinstance(value, _SECRETS):
+        return True
+    if isinstance(value, BaseModel):
+        return any(holds_secret(getattr(value, name)) for name in type(value).model_fields)
+    if isinstance(value, Mapping):
+        return any(holds_secret(item) for item in value.values())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(holds_secret(item) for item in value)
+    return False
 
 
 def _scalar_data(value: Any) -> Any:

@@ -604,3 +604,45 @@ def _shape_flags(shape: Shape, flag: str, depth: int, seen: tuple[type, ...]) ->
         yield from _flags(variant, flag + ".", depth + 1, seen)
     if shape.kind is Kind.LIST and shape.item is not None and shape.item.is_section:
         yield from _shape_flags(shape.item, flag + ".0", depth + 1, seen)
+
+
+SECRET_MASK = "**********"  # what Pydantic shows for a secret (compose._plain masks models so)
+
+
+def masked_secrets(root: Shape, tree: Any) -> Any:
+    """`tree` (composed, not validated) with the values of `SecretStr`/`SecretBytes` fields
+    masked, for showing to people: a copy where anything is masked."""
+    return _masked(tree, root) if root.model is not None else tree
+
+
+def _masked(value: Any, shape: Shape) -> Any:
+    if isinstance(value, dict) and shape.is_section:
+        model = shape.model
+        if model is None and shape.tag is not None:
+            model = shape.variant(value.get(shape.tag))
+        if model is None:
+            return value
+        fields = plan_of(model).fields
+        return {key: _masked_field(fields.get(key), child) for key, child in value.items()}
+    if isinstance(value, dict) and shape.kind is Kind.DICT:
+        return {key: _masked(child, shape.item or ANY) for key, child in value.items()}
+    if isinstance(value, list) and shape.kind is Kind.LIST:
+        return [_masked(child, shape.item or ANY) for child in value]
+    return value
+
+
+def _masked_field(field: FieldPlan | None, value: Any) -> Any:
+    if field is None:
+        return value
+    if is_secret(field.info.annotation) and isinstance(value, str) and value != "None":
+        return SECRET_MASK
+    return _masked(value, field.shape)
+
+
+def is_secret(annotation: Any) -> bool:
+    """Whether a field's type is (or may be) `SecretStr` or `SecretBytes`."""
+    from pydantic import SecretBytes, SecretStr  # noqa: PLC0415  # help never asks
+
+    if annotation in (SecretStr, SecretBytes):
+        return True
+    return any(is_secret(arg) for arg in getattr(annotation, "__args__", ()))

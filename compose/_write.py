@@ -13,10 +13,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from compose._plain import holds_secret
 from compose.errors import OutputError
 
 # Written like any other file: the process's umask decides (0644 under the usual 022).
 _MODE = 0o666
+_PRIVATE = 0o600  # a file that holds a secret: its owner's alone
 _TEMPORARY = ".{name}.{pid}.tmp"
 
 
@@ -35,11 +37,13 @@ def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) 
 
     directory = Path(output_dir) / "configs"
     texts = {_config_name(name): _dump.to_toml(value) for name, value in files.items()}
+    private = {_config_name(name) for name, value in files.items() if holds_secret(value)}
     with _opened(directory) as where:
         staged: list[tuple[str, str]] = []
         try:
             for name, text in texts.items():
-                staged.append((_stage(where, name, text), where.name(f"{name}.toml")))
+                mode = _PRIVATE if name in private else _MODE
+                staged.append((_stage(where, name, text, mode), where.name(f"{name}.toml")))
             for temporary, target in staged:
                 _os_call(directory, os.replace, temporary, target, **where.rename)
         finally:
@@ -89,10 +93,12 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _stage(where: _Directory, name: str, text: str) -> str:
+def _stage(where: _Directory, name: str, text: str, mode: int) -> str:
     temporary = where.name(_TEMPORARY.format(name=name, pid=os.getpid()))
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW
-    fd = _os_call(where.path, os.open, temporary, flags, _MODE, **where.at)
+    fd = _os_call(where.path, os.open, temporary, flags, mode, **where.at)
+    if mode == _PRIVATE and hasattr(os, "fchmod"):  # O_TRUNC keeps a leftover file's mode
+        os.fchmod(fd, _PRIVATE)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)

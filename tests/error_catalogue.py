@@ -266,7 +266,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         argv=_argv("@ run.toml"),
         error=UnknownKeyError,
         message=(
-            "--wandb = {'project': 'rl'} (from run.toml:1): unknown key; "
+            "--wandb = {'project': ...} (from run.toml:1): unknown key; "
             "did you mean --orchestrator.wandb?"
         ),
         key="--wandb",

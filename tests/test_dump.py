@@ -347,11 +347,11 @@ def test_write_configs_leaves_nothing_when_a_file_cannot_be_written(
     real = _write._stage
     staged: list[str] = []
 
-    def fail_on_the_second(directory: Path, name: str, text: str) -> Path:
+    def fail_on_the_second(directory: Any, name: str, text: str, mode: int) -> str:
         staged.append(name)
         if len(staged) == 2:
             raise OSError("disk full")
-        return real(directory, name, text)
+        return real(directory, name, text, mode)
 
     monkeypatch.setattr(_write, "_stage", fail_on_the_second)
     with pytest.raises(OSError, match="disk full"):

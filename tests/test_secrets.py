@@ -1,0 +1,105 @@
+"""Secrets: a `SecretStr` round-trips through the files compose writes, and is never shown.
+
+Users have leaked API keys into trackers through printed configs: `compose show` (resolved or
+not), `explain`, composed `--help` and errors mask a secret; `to_toml` and `write_configs`
+write it, the latter in a file only its owner reads.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from pydantic import SecretBytes, SecretStr
+
+from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, to_toml, write_configs
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+COMMAND = str(Path(sys.executable).parent / "compose")
+SCHEMA = """
+from pydantic import SecretStr
+from compose import BaseConfig
+
+class Api(BaseConfig):
+    key: SecretStr = SecretStr("")
+    name: str = "x"
+
+class App(BaseConfig):
+    api: Api = Api()
+"""
+
+
+class Api(BaseConfig):
+    key: SecretStr = SecretStr("")
+    token: SecretBytes | None = None
+    name: str = "x"
+
+
+class App(BaseConfig):
+    api: Api = Api()
+
+
+def test_to_toml_and_write_configs_round_trip_a_secret(write: WriteFile, tmp_path: Path) -> None:
+    app = parse(App, ["--api.key", "sk-123", "--api.token", "tok"])
+    assert 'key = "sk-123"' in to_toml(app)
+    (written,) = write_configs(tmp_path / "run", {"app": app})
+    assert compose([written], schema=App) == app
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+
+
+def test_a_file_without_secrets_follows_the_umask(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        (written,) = write_configs(tmp_path, {"app": {"name": "x"}})
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(written.stat().st_mode) == 0o644
+
+
+def _compose(*argv: str, cwd: Path) -> str:
+    done = subprocess.run([COMMAND, *argv], capture_output=True, text=True, check=False, cwd=cwd)
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "--schema", "secapp:App", "--api.key", "sk-123"],
+        ["show", "--resolved", "--schema", "secapp:App", "--api.key", "sk-123"],
+        ["show", "--resolved", "--format", "json", "--schema", "secapp:App", "--api.key", "sk-123"],
+        ["show", "--schema", "secapp:App", "@", "creds.toml"],
+        ["explain", "--schema", "secapp:App", "api.key", "@", "creds.toml"],
+    ],
+)
+def test_the_compose_command_never_prints_a_secret(
+    write: WriteFile, tmp_path: Path, command: list[str]
+) -> None:
+    write("secapp.py", SCHEMA)
+    write("creds.toml", '[api]\nkey = "sk-123"\n')
+    out = _compose(*command, cwd=tmp_path)
+    assert "sk-123" not in out
+    assert "**********" in out
+
+
+def test_composed_help_masks_a_secret() -> None:
+    with pytest.raises(HelpRequested) as caught:
+        parse(App, ["--api.key", "sk-123", "--help"])
+    assert "sk-123" not in caught.value.text
+    assert "'**********', from --api.key" in caught.value.text
+
+
+def test_an_unknown_table_is_shown_by_its_keys(write: WriteFile) -> None:
+    """A credentials file included at the root: the error names its keys, not its token."""
+    write("run.toml", '[credentials]\ntoken = "sk-123"\nuser = "me"\n')
+    with pytest.raises(ComposeError) as caught:
+        compose(["run.toml"], schema=App)
+    assert str(caught.value) == (
+        "--credentials = {'token': ..., 'user': ...} (from run.toml:1): unknown key"
+    )
