@@ -94,8 +94,27 @@ def split_argv(argv: list[str]) -> list[Item]:
     pos = 0
     while pos < len(argv):
         pos, item = _parse_item(argv, pos)
+        if isinstance(item, ValueItem):
+            _check_text(item)
         items.append(item)
     return items
+
+
+def _check_text(item: ValueItem) -> None:
+    """A value is text: bytes the shell passed that are not UTF-8 (Python keeps them as lone
+    surrogates) could be written to no config file. A file's path may hold them: it is a name."""
+    for token in item.tokens:
+        if not token.isascii():
+            try:
+                token.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = token.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                raise ArgvError(
+                    "is not valid UTF-8",
+                    key=item.shown,
+                    value=shown,
+                    hint="pass the value as UTF-8",
+                ) from None
 
 
 def _parse_item(argv: list[str], pos: int) -> tuple[int, Item]:

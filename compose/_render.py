@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from rich.console import Console, Group
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -55,20 +56,38 @@ def help_panels(screen: HelpScreen, stream: TextIO, width: int | None = None) ->
     if screen.summary:
         console.print(Text("\n" + screen.summary))
     for section in screen.sections:
-        console.print(_section_panel(section, screen.composed))
+        console.print(_section_panel(section, screen.composed, console.width))
 
 
-def _section_panel(section: Section, composed: bool) -> Panel:
+# Below this many columns for descriptions, each goes on the lines under its flag: a narrow
+# terminal wraps descriptions there instead of cutting flags, types and words short
+_MIN_DESCRIPTION = 32
+_PANEL_CHROME = 8  # the panel's borders and padding, and the grid's gaps
+
+
+def _section_panel(section: Section, composed: bool, width: int) -> Panel:
+    flags = max((len(entry.flag) for entry in section.entries), default=0)
+    types = max((len(entry.type) for entry in section.entries), default=0)
+    stacked = width - flags - types - _PANEL_CHROME < _MIN_DESCRIPTION
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="cyan", no_wrap=True)
-    table.add_column(style="yellow", no_wrap=True)
-    table.add_column()
+    if stacked:
+        table.add_column(overflow="fold")
+    else:
+        table.add_column(style="cyan", no_wrap=True)
+        table.add_column(style="yellow", no_wrap=True)
+        table.add_column(overflow="fold")
     for entry in section.entries:
         note = value_note(entry, composed)
         text = Text(entry.description)
         if note:
             text.append(f" {note}" if entry.description else note, style="dim")
-        table.add_row(entry.flag, entry.type, text)
+        if stacked:
+            head = Text(entry.flag, style="cyan").append(f" {entry.type}", style="yellow")
+            table.add_row(head)
+            if text:
+                table.add_row(Padding(text, (0, 0, 0, 4)))
+        else:
+            table.add_row(entry.flag, entry.type, text)
     body: Table | Group = table
     notes = [Text(section.note, style="dim italic")] if section.note else []
     if section.pieces:

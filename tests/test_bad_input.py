@@ -278,3 +278,49 @@ def test_an_environment_variables_error_names_the_key_as_a_flag() -> None:
     with pytest.raises(ComposeError) as caught:
         parse(Run, [], env_prefix="APP_", environ={"APP_OPTIM__STEPS": "many"})
     assert str(caught.value).startswith("--optim.steps = 'many' (from $APP_OPTIM__STEPS): ")
+
+
+@pytest.mark.parametrize("width", [80, 60, 200])
+def test_help_on_a_narrow_terminal_wraps_descriptions_instead_of_cutting_them(width: int) -> None:
+    """Every flag, type and word of every description is drawn whole, at any width."""
+    import io
+
+    from rl_app.config import RLConfig
+
+    from compose._help import help_screen
+    from compose._render import help_panels
+
+    screen = help_screen(RLConfig, "rl")
+    stream = io.StringIO()
+    help_panels(screen, stream, width=width)
+    drawn = stream.getvalue()
+    assert "…" not in drawn
+    words = set(drawn.replace("│", " ").split())
+    for section in screen.sections:
+        for entry in section.entries:
+            assert entry.flag in words or width < 80, entry.flag
+            assert set(entry.description.split()) <= words, entry.flag
+
+
+def test_argument_bytes_that_are_not_utf8_are_an_error_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "run"
+    argv = [sys.executable, "-m", "rl_app", "rl", "--model.name", b"caf\xe9", "--dry-run"]
+    done = subprocess.run(
+        [*argv, "--output-dir", str(output)], capture_output=True, check=False, cwd=tmp_path
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert (
+        done.stderr
+        == b"error: --model.name = 'caf\\\\xe9': is not valid UTF-8; pass the value as UTF-8\n"
+    )
+    assert not output.exists()
+    with_path = subprocess.run(  # a file's name may hold such bytes: it is only looked up
+        [sys.executable, "-m", "compose", "show", "@", b"caf\xe9.toml"],
+        capture_output=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert with_path.returncode == 2
+    assert b"file not found" in with_path.stderr
