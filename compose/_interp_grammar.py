@@ -240,11 +240,17 @@ def _parse_key(src: str, pos: int) -> tuple[int, str | Ref | Call]:
     if src.startswith("${", pos):
         return _parse_interpolation(src, pos)
     end = pos
-    while end < len(src) and src[end] not in _KEY_STOP:
+    chars: list[str] = []
+    while end < len(src):
+        if src[end] == "\\" and src[end + 1 : end + 2] in _KEY_ESCAPABLE:
+            end += 1  # `${a\.b}`: the key `a.b` (OmegaConf 2.4, and `oc.select`'s keys)
+        elif src[end] in _KEY_STOP:
+            break
+        chars.append(src[end])
         end += 1
     if end == pos:
         raise _unexpected(src, pos)
-    return end, src[pos:end]
+    return end, "".join(chars)
 
 
 def _parse_sequence(src: str, pos: int, close: str) -> tuple[int, tuple[Element, ...]]:
@@ -290,8 +296,12 @@ def _parse_dict(src: str, pos: int) -> tuple[int, DictArg]:
     while True:
         pos, key = _parse_primitive(src, pos, dict_key=True)
         pos = _skip_ws(src, pos)
-        if not src.startswith(":", pos) or not isinstance(key, Const):
+        if not src.startswith(":", pos) or not isinstance(key, (Const, Concat)):
             raise _unexpected(src, pos)
+        if isinstance(key, Concat):  # escaped characters (`{a\:b: 0}`): the key is text
+            if not all(isinstance(part, str) for part in key.parts):
+                raise _unexpected(src, pos)
+            key = Const("".join(str(part) for part in key.parts))
         pos, value = _parse_element(src, _skip_ws(src, pos + 1))
         items.append((key.value, value))
         pos = _skip_ws(src, pos)

@@ -307,6 +307,16 @@ CASES: list[Case] = [
         _lines('b = "c"', 's = "${a.${ b } }"', "[a]", "c = 1"),
         {"b": "c", "s": 1, "a": {"c": 1}},
     ),
+    Case(
+        "abs_escaped_dot_in_key",
+        _lines('"a.b" = 1', r"x = '${a\.b}'", "[a]", "c = 2", r"y = '${a.c}'"),
+        {"a.b": 1, "x": 1, "a": {"c": 2, "y": 2}},
+    ),
+    Case(
+        "res_dict_key_with_escaped_colon",
+        _lines(r"s = '${t_ret:{a\:b: 0, c\,d: 1}}'"),
+        {"s": {"a:b": 0, "c,d": 1}},
+    ),
     # -- resolvers and their arguments
     Case("res_int", _lines('s = "${t_show:21}"'), {"s": "(21,)"}),
     Case("res_float", _lines('s = "${t_show:1.5}"'), {"s": "(1.5,)"}),
