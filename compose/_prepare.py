@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._schema import NO_DEFAULT, default_tag, input_keys, plan_of
+from compose._schema import NO_DEFAULT, aliases_of, default_tag, input_keys, plan_of
 from compose._syntax import NONE_TEXT
 from compose._types import ANY, Kind, Shape
 
@@ -65,9 +65,8 @@ def _extra_nones(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]
 
 @functools.cache
 def _keys(model: type[BaseModel]) -> frozenset[str]:
-    """Every key a field of `model` is known by."""
-    fields = plan_of(model).fields
-    return frozenset(key for name, field in fields.items() for key in _keys_of(name, field.info))
+    """Every key a field of `model` is known by: its name, or an alias."""
+    return frozenset(model.model_fields.keys() | aliases_of(model).keys())
 
 
 def prepare_value(value: Any, shape: Shape, tag: Any = None) -> Any:
@@ -91,7 +90,7 @@ def _section(value: dict[str, Any], shape: Shape, tag: Any) -> dict[str, Any]:
     model = shape.model
     if model is None and shape.tag is not None:
         model = shape.variant(value.get(shape.tag))
-    if model is None or _prepares_itself(model):
+    if model is None or prepares_itself(model):
         return value
     result: dict[str, Any] = prepare_fields(model, value)
     return result
@@ -121,12 +120,13 @@ def _may_change(shape: Shape) -> bool:
         return _may_change(shape.item or ANY)
     if shape.is_section:
         models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
-        return any(not _prepares_itself(model) for model in models if model is not None)
+        return any(not prepares_itself(model) for model in models if model is not None)
     return False
 
 
-def _prepares_itself(model: type[BaseModel]) -> bool:
-    """A `BaseConfig` class runs `prepare_fields` itself, as its before-validator."""
+def prepares_itself(model: type[BaseModel]) -> bool:
+    """Whether `model` runs `prepare_fields` on its data itself (a `BaseConfig` does, as its
+    before-validator)."""
     return bool(getattr(model, PREPARES_ITSELF, False))
 
 
@@ -164,8 +164,3 @@ def _renamed_for_validation(model: type[BaseModel]) -> tuple[tuple[str, str], ..
 
 
 _ABSENT: Any = NO_DEFAULT
-
-
-def prepares_itself(model: type[BaseModel]) -> bool:
-    """Whether `model` applies `prepare_fields` to its data itself (a `BaseConfig`)."""
-    return _prepares_itself(model)
