@@ -115,10 +115,21 @@ def _drop_echoes(seen: dict[KeyPath, ComposeError]) -> None:
     """An error at a key no node set, whose value and complaint are those of an error some
     node did set, is that error again (a validator copied the value there, as prime-rl copies
     a shared `max_steps` into each component): the one with the origin says it all."""
-    cited = {(e.message, repr(e.value)) for e in seen.values() if e.origin and e.has_value}
+    cited = {(e.message, _shown(e.value)) for e in seen.values() if e.origin and e.has_value}
     for path, mapped in list(seen.items()):
-        if not mapped.origin and mapped.has_value and (mapped.message, repr(mapped.value)) in cited:
+        if (
+            not mapped.origin
+            and mapped.has_value
+            and (mapped.message, _shown(mapped.value)) in cited
+        ):
             del seen[path]
+
+
+def _shown(value: Any) -> str:
+    try:
+        return repr(value)
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        return f"<int {hash(value)}>"
 
 
 def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:

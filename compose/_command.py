@@ -251,12 +251,18 @@ def _json(result: Result, with_origins: bool) -> str:
 
 
 def _json_data(value: Any) -> Any:
-    """TOML-ready data for JSON: "None" is null again."""
+    """TOML-ready data for JSON: "None" is null again; an integer past Python's 4,300-digit
+    conversion limit, which JSON cannot hold as a number here, is its hexadecimal text."""
     if isinstance(value, dict):
         return {key: _json_data(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_json_data(item) for item in value]
+    if type(value) is int and value.bit_length() > _DECIMAL_BITS:
+        return hex(value)
     return None if value == "None" else value
+
+
+_DECIMAL_BITS = 14_000  # below 4,300 decimal digits (14,284 bits): `str()` writes it
 
 
 def leaves(data: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:

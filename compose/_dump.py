@@ -107,6 +107,16 @@ def _dotted(path: tuple[Any, ...]) -> str:
     return ".".join(_key(str(segment)) for segment in path if not isinstance(segment, int))
 
 
+def _integer(value: int) -> str:
+    """Decimal, as written mostly; an integer past Python's 4,300-digit conversion limit (TOML
+    reads `0xfff...` of any length) in hexadecimal, which has no such limit."""
+    try:
+        return str(value)
+    except ValueError:
+        return hex(value) if value >= 0 else "-" + hex(-value)  # the sign: invalid TOML, but
+        # no TOML file can give a negative one (hexadecimal TOML integers are unsigned)
+
+
 def _key(key: str) -> str:
     return key if key and _BARE_KEY_CHARS.issuperset(key) else _string(key)
 
@@ -115,7 +125,7 @@ def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
-        return str(value)
+        return _integer(value)
     if isinstance(value, float):
         return _float(value)
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):

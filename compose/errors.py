@@ -42,7 +42,10 @@ _MAX_VALUE_CHARS = 80
 
 
 def _show_value(value: object) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit
+        text = f"<an integer of {value.bit_length()} bits>" if isinstance(value, int) else "?"
     if len(text) > _MAX_VALUE_CHARS:
         text = text[: _MAX_VALUE_CHARS - 3] + "..."
     return text

@@ -324,3 +324,20 @@ def test_argument_bytes_that_are_not_utf8_are_an_error_before_anything_is_writte
     )
     assert with_path.returncode == 2
     assert b"file not found" in with_path.stderr
+
+
+def test_an_integer_past_the_decimal_conversion_limit_is_shown_and_written(
+    write: WriteFile,
+) -> None:
+    """TOML reads `0xfff...` of any length; Python will not write such an int in decimal."""
+    huge = "0x" + "f" * 4000
+    write("hex.toml", f"tag = {huge}\n[optim]\nlr = {huge}\n")
+    assert parse_schemaless(["@", "hex.toml", "~optim"]) == {"tag": huge}
+    with pytest.raises(ComposeError) as caught:
+        compose(["hex.toml"], schema=Run)
+    assert str(caught.value) == (
+        "2 errors:\n"
+        "  - --tag = <an integer of 16000 bits> (from hex.toml:1): unknown key\n"
+        "  - --optim.lr = <an integer of 16000 bits> (from hex.toml:3): "
+        "is too large for a float (the largest is about 1.8e308)"
+    )

@@ -278,6 +278,8 @@ value_token = st.one_of(
     text_value,
     st.integers().map(str),
     st.floats().map(repr),
+    st.integers(300, 420).map(lambda digits: "1" + "0" * digits),  # past a float's range
+    st.sampled_from(("1e400", "-1e400", "\ufeffx", "caf\udce9")),  # overflow, BOM, bad bytes
     json_fragment(),
 )
 
