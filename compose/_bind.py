@@ -28,6 +28,7 @@ from compose.errors import (
     ConfigValidationError,
     UnknownKeyError,
     gather,
+    value_repr,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -35,9 +36,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def bind(composed: Composed, schema: type[M]) -> M:
     """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
-    tree = composed.tree
-    if not prepares_itself(schema):
-        tree = prepare_value(tree, composed.root)
+    tree = _prepared(composed, schema)
     try:
         instance = schema.model_validate(tree)
     except pydantic.ValidationError as error:
@@ -54,7 +53,7 @@ def unknown_keys(composed: Composed) -> list[ComposeError]:
     schema = composed.root.model
     if schema is None:
         return []
-    tree = composed.tree if prepares_itself(schema) else prepare_value(composed.tree, composed.root)
+    tree = _prepared(composed, schema)
     try:
         schema.model_validate(tree)
     except pydantic.ValidationError as error:
@@ -66,6 +65,13 @@ def unknown_keys(composed: Composed) -> list[ComposeError]:
     except Exception:  # an app's validator meeting unresolved data: no verdict
         return []
     return []
+
+
+def _prepared(composed: Composed, schema: type[BaseModel]) -> Any:
+    """The tree as validation takes it: a `BaseConfig` root prepares its data itself."""
+    if prepares_itself(schema):
+        return composed.tree
+    return prepare_value(composed.tree, composed.root)
 
 
 def plain_nones(tree: Any) -> Any:
@@ -115,21 +121,14 @@ def _drop_echoes(seen: dict[KeyPath, ComposeError]) -> None:
     """An error at a key no node set, whose value and complaint are those of an error some
     node did set, is that error again (a validator copied the value there, as prime-rl copies
     a shared `max_steps` into each component): the one with the origin says it all."""
-    cited = {(e.message, _shown(e.value)) for e in seen.values() if e.origin and e.has_value}
+    cited = {(e.message, value_repr(e.value)) for e in seen.values() if e.origin and e.has_value}
     for path, mapped in list(seen.items()):
         if (
             not mapped.origin
             and mapped.has_value
-            and (mapped.message, _shown(mapped.value)) in cited
+            and (mapped.message, value_repr(mapped.value)) in cited
         ):
             del seen[path]
-
-
-def _shown(value: Any) -> str:
-    try:
-        return repr(value)
-    except ValueError:  # an integer past Python's 4,300-digit conversion limit
-        return f"<int {hash(value)}>"
 
 
 def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:

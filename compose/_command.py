@@ -43,8 +43,9 @@ from compose._graph import Composed, compose_items
 from compose._listmerge import element_origins
 from compose._origin import FlagSource, Moved, Shifted
 from compose._plain import to_data
-from compose._schema import SECRET_MASK, masked_secrets, plan_of, walk
+from compose._schema import masked_secrets, plan_of, walk
 from compose._search import SearchPath
+from compose._syntax import SECRET_MASK
 from compose._tree import KeyPath
 from compose._types import section_models
 from compose.errors import ArgvError, ComposeError

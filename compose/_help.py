@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from compose._plain import json_text, to_data
-from compose._schema import NO_DEFAULT, SECRET_MASK, closest_flag, is_secret, plan_of
+from compose._schema import NO_DEFAULT, closest_flag, flag_segment, is_secret, plan_of
 from compose._search import SearchPath, config_groups
+from compose._syntax import SECRET_MASK
 from compose._types import Kind, Shape
 from compose.errors import UnknownKeyError
 
@@ -163,16 +164,14 @@ class _Walker:
         instance = isinstance(default, model)
         table = node if isinstance(node, dict) else {}
         for name, plan in plan_of(model).fields.items():
-            child_flag = f"{flag}.{_kebab(name)}" if flag else f"--{_kebab(name)}"
+            child_flag = _child_flag(flag, name)
             value = getattr(default, name) if instance else plan.shown_default
             child = table.get(name, NO_DEFAULT)
             child_path = (*path, name)
             shape = _tag_choices(union) if union is not None and name == tag else plan.shape
             description = plan.description
             if plan.also:  # validation aliases: the same field under other names
-                others = ", ".join(
-                    f"{flag}.{_kebab(a)}" if flag else f"--{_kebab(a)}" for a in plan.also
-                )
+                others = ", ".join(_child_flag(flag, alias) for alias in plan.also)
                 description = f"{description} (also {others})".lstrip()
             if isinstance(child, str) and is_secret(plan.info.annotation):
                 child = SECRET_MASK  # a secret a node set: help shows that one is set, not it
@@ -272,7 +271,12 @@ def _tag_choices(union: Shape) -> Shape:
 
 
 def _kebab(name: str | None) -> str:
-    return (name or "").replace("_", "-")
+    return flag_segment(name or "")
+
+
+def _child_flag(flag: str, name: str) -> str:
+    """The flag of field `name` in the section whose flag is `flag` ("" at the root)."""
+    return f"{flag}.{_kebab(name)}" if flag else f"--{_kebab(name)}"
 
 
 def _optional_state(shape: Shape, default: Any, node: Any) -> str:

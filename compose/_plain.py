@@ -15,9 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from compose._syntax import NONE_TEXT
+from compose._syntax import NONE_TEXT, SECRET_MASK
 
-__all__ = ["NONE_TEXT", "SECRET_MASK", "holds_secret", "json_text", "plain_text", "to_data"]
+__all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
 
 
 def to_data(value: Any, *, reveal: bool = False) -> Any:
@@ -38,7 +38,6 @@ def to_data(value: Any, *, reveal: bool = False) -> Any:
     return _scalar_data(value)
 
 
-SECRET_MASK = "**********"  # what Pydantic shows for a secret
 _SECRETS = (SecretStr, SecretBytes)
 
 

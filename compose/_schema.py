@@ -18,6 +18,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._docstrings import field_docstring, one_line
+from compose._syntax import SECRET_MASK
 from compose._tree import MAX_DEPTH, KeyPath, child, is_index
 from compose._types import ANY, Kind, Shape, innermost, section_models, shape_of_field
 from compose.errors import ArgvError, UnknownKeyError, closest
@@ -604,9 +605,6 @@ def _shape_flags(shape: Shape, flag: str, depth: int, seen: tuple[type, ...]) ->
         yield from _flags(variant, flag + ".", depth + 1, seen)
     if shape.kind is Kind.LIST and shape.item is not None and shape.item.is_section:
         yield from _shape_flags(shape.item, flag + ".0", depth + 1, seen)
-
-
-SECRET_MASK = "**********"  # what Pydantic shows for a secret (compose._plain masks models so)
 
 
 def masked_secrets(root: Shape, tree: Any) -> Any:

@@ -8,3 +8,4 @@ from __future__ import annotations
 NONE_TEXT = "None"  # TOML has no null: the text "None" means None where a type admits it
 MANDATORY = "???"  # OmegaConf's mandatory value: still unset at the end, an error
 INTERPOLATION = "${"  # where resolution has work to do
+SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)

@@ -41,11 +41,17 @@ _NO_VALUE = object()
 _MAX_VALUE_CHARS = 80
 
 
-def _show_value(value: object) -> str:
+def value_repr(value: object) -> str:
+    """`repr(value)`, never itself an error."""
     try:
-        text = repr(value)
+        return repr(value)
     except ValueError:  # an integer past Python's 4,300-digit conversion limit
-        text = f"<an integer of {value.bit_length()} bits>" if isinstance(value, int) else "?"
+        return f"<an integer of {value.bit_length()} bits>" if isinstance(value, int) else "?"
+
+
+def _show_value(value: object) -> str:
+    """A value as errors show it: its repr, cut to 80 characters."""
+    text = value_repr(value)
     if len(text) > _MAX_VALUE_CHARS:
         text = text[: _MAX_VALUE_CHARS - 3] + "..."
     return text
