@@ -34,9 +34,9 @@ from compose._env import with_environment
 from compose._graph import Composed, compose_items
 from compose._help import help_screen, plain_help, program_name
 from compose._interp import Resolver, resolve_tree
-from compose._schema import suggest
+from compose._schema import secret_fields, suggest
 from compose._search import Dirs, SearchPath, as_search_path
-from compose._tree import KeyPath
+from compose._tree import KeyPath, at_path
 from compose._types import Shape
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather
 
@@ -168,6 +168,7 @@ def resolve(
         composed.work_below = None  # defaults come in anywhere: injected, or filling lists
     if not composed.may_interpolate:
         return
+    composed.env_secrets = _env_secrets(composed)
     try:
         _resolve_tree(composed, resolvers, convert)
     except ComposeError as error:  # with the flags' errors, all at once
@@ -188,6 +189,19 @@ def _resolve_tree(
         convert=convert,
         below=composed.work_below,
     )
+
+
+def _env_secrets(composed: Composed) -> dict[KeyPath, tuple[str, Any]]:
+    """The secret fields that name an environment variable (`${oc.env:NAME}`), before it is
+    resolved: written files give the reference, not the value."""
+    from compose._secrets import env_reference  # noqa: PLC0415  # only with interpolation
+
+    found = {}
+    for path, field in secret_fields(composed.root, composed.tree):
+        value = at_path(composed.tree, path)
+        if isinstance(value, str) and env_reference(value):
+            found[path] = (value, field.info.annotation)
+    return found
 
 
 def _suggest_key(root: Shape, key: str) -> str | None:

@@ -19,9 +19,16 @@ from pydantic import BaseModel
 from compose._graph import Composed
 from compose._origin import Origins
 from compose._prepare import prepare_value, prepares_itself
-from compose._schema import aliases_of, plan_of, unknown_key
-from compose._syntax import NONE_TEXT
-from compose._tree import KeyPath
+from compose._schema import (
+    aliases_of,
+    names_secret,
+    plan_of,
+    secret_fields,
+    suggest,
+    unknown_key,
+)
+from compose._syntax import NONE_TEXT, SECRET_MASK
+from compose._tree import KeyPath, at_path, replaced
 from compose._types import ANY, Kind, Shape
 from compose.errors import (
     ComposeError,
@@ -36,7 +43,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def bind(composed: Composed, schema: type[M]) -> M:
     """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
-    tree = _prepared(composed, schema)
+    tree = _with_env_secrets(_prepared(composed, schema), composed.env_secrets)
     try:
         instance = schema.model_validate(tree)
     except pydantic.ValidationError as error:
@@ -74,6 +81,19 @@ def _prepared(composed: Composed, schema: type[BaseModel]) -> Any:
     return prepare_value(composed.tree, composed.root)
 
 
+def _with_env_secrets(tree: Any, env_secrets: dict[KeyPath, tuple[str, Any]]) -> Any:
+    """Each secret resolved from `${oc.env:NAME}` as a secret that remembers the reference,
+    which Pydantic keeps as it is (a copy of the tree where any is)."""
+    if not env_secrets:
+        return tree
+    from compose._secrets import from_environment  # noqa: PLC0415  # only with such a secret
+
+    for path, (reference, annotation) in env_secrets.items():
+        value = from_environment(at_path(tree, path), reference, annotation)
+        tree = replaced(tree, path, value)
+    return tree
+
+
 def plain_nones(tree: Any) -> Any:
     """Schema-less: every `"None"` string is None (an untyped target admits None)."""
     if isinstance(tree, dict):
@@ -105,6 +125,7 @@ def _map_errors(
             continue
         seen.setdefault(path, mapped)
     _drop_echoes(seen)
+    _mask_secrets(seen, composed.root, tree)
     for mapped in seen.values():
         mapped.args = (mapped.format(),)
     # Unknown keys first, in the order the nodes wrote them (the tree keeps it), then the rest
@@ -129,6 +150,14 @@ def _drop_echoes(seen: dict[KeyPath, ComposeError]) -> None:
             and (mapped.message, value_repr(mapped.value)) in cited
         ):
             del seen[path]
+
+
+def _mask_secrets(seen: dict[KeyPath, ComposeError], root: Shape, tree: Any) -> None:
+    """A value a secret field rejected is shown masked, as every other view of it is."""
+    secret = {path for path, _ in secret_fields(root, tree)}
+    for path, mapped in seen.items():
+        if path in secret and mapped.has_value:
+            seen[path] = mapped.evolve(value=SECRET_MASK)
 
 
 def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:
@@ -208,14 +237,22 @@ def _unknown_keys_at(
     if not flags:
         found: ComposeError = unknown_key(root, path, None, section, depth)
         origin = composed.origins.describe(path)
-        return [(path, found.evolve(value=_keys_only(detail["input"]), origin=origin))]
+        value = _unless_secret(root, found, _keys_only(detail["input"]))
+        return [(path, found.evolve(value=value, origin=origin))]
     errors: list[tuple[KeyPath, ComposeError]] = []
     for flag_path, item in flags:
         found = unknown_key(root, flag_path, item.shown, section, depth)
         if item.tokens:
-            found = found.evolve(value=" ".join(item.tokens))
+            found = found.evolve(value=_unless_secret(root, found, " ".join(item.tokens)))
         errors.append((flag_path, found))
     return errors
+
+
+def _unless_secret(root: Shape, found: ComposeError, value: Any) -> Any:
+    """An unknown key's value, masked when the key it is closest to is a secret: `api.kye`
+    for `api.key` holds the key."""
+    suggestion = suggest(root, found.key) if found.key else None
+    return SECRET_MASK if suggestion and names_secret(root, suggestion) else value
 
 
 class _TableKeys(dict[str, Any]):

@@ -194,10 +194,11 @@ class Result:
     """A composition as the commands show it: plain data, and who set what."""
 
     composed: Composed
-    data: dict[str, Any]
+    data: dict[str, Any]  # secrets masked: what is shown
     validated: bool
     set_leaves: set[KeyPath]  # values some node set (an empty table enables, it sets no key)
     empty_tables: set[KeyPath]
+    compared: dict[str, Any]  # secrets as they are: what `diff` compares, never shown
 
     def origin(self, path: KeyPath) -> str:
         """The node that set `path`, or "default" when none did (a value filled by defaults)."""
@@ -219,11 +220,14 @@ def compose_argv(argv: list[str], options: Options) -> Result:
     empty = {path for path, value in leaves(composed.tree) if value == {}}
     if not resolved:
         shown = masked_secrets(composed.root, composed.tree)
-        return Result(composed, shown, False, set_leaves, empty)
+        return Result(composed, shown, False, set_leaves, empty, composed.tree)
     resolve(composed)
     if schema is None:
-        return Result(composed, plain_nones(composed.tree), False, set_leaves, empty)
-    return Result(composed, to_data(bind(composed, schema)), True, set_leaves, empty)
+        plain = plain_nones(composed.tree)
+        return Result(composed, plain, False, set_leaves, empty, plain)
+    bound = bind(composed, schema)
+    revealed = to_data(bound, reveal=True)
+    return Result(composed, to_data(bound), True, set_leaves, empty, revealed)
 
 
 def show(options: Options) -> int:
@@ -413,11 +417,15 @@ def diff(options: Options) -> int:
 
 
 def _differences(left: Result, right: Result) -> Iterator[str]:
-    left_leaves, right_leaves = dict(leaves(left.data)), dict(leaves(right.data))
+    """A line per value that differs: compared as they are, shown masked (two secrets that
+    differ are two masks, and the line says they differ)."""
+    left_leaves, right_leaves = dict(leaves(left.compared)), dict(leaves(right.compared))
+    left_shown, right_shown = dict(leaves(left.data)), dict(leaves(right.data))
     for path in dict.fromkeys([*left_leaves, *right_leaves]):
         before, after = left_leaves.get(path, _UNSET), right_leaves.get(path, _UNSET)
         if before != after:
             key = left.composed.show_key(path)
+            before, after = left_shown.get(path, _UNSET), right_shown.get(path, _UNSET)
             yield (f"{key}: {_side(before, left, path)} -> {_side(after, right, path)}")
 
 

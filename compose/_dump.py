@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from compose._interp_data import escape  # not _interp: dumps stay light to import
 from compose._plain import plain_text, to_data
+from compose._secrets import Verbatim
 
 # What a bare TOML key may hold (a set: nothing to compile at import)
 _BARE_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -93,6 +94,8 @@ class _Writer:
         return f"{line}  # {comment}" if comment else line
 
     def value(self, value: Any) -> str:
+        if isinstance(value, Verbatim):  # a secret's `${oc.env:NAME}`: reloads to resolve it
+            return _string(value)
         if isinstance(value, str):
             return _string(self.text(value))
         if isinstance(value, list):

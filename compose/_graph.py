@@ -63,6 +63,9 @@ class Composed:
         # Flags whose keys no field of the schema's classes names, by the path they set: the
         # class that validates the section judges them, and its verdict names the flag.
         self.unchecked: dict[KeyPath, ValueItem] = {}
+        # Secret fields set to `${oc.env:NAME}`, by path: the reference and the field's type,
+        # so the bound secret remembers where it came from (`compose._secrets`).
+        self.env_secrets: dict[KeyPath, tuple[str, Any]] = {}
 
     @property
     def may_interpolate(self) -> bool:

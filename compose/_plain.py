@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
+from compose._secrets import FromEnvironment, Verbatim
 from compose._syntax import NONE_TEXT, SECRET_MASK
 
 __all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
@@ -24,7 +25,8 @@ def to_data(value: Any, *, reveal: bool = False) -> Any:
     """Plain TOML-ready data: models as dicts in field order, None as "None", paths as text.
 
     A `SecretStr` or `SecretBytes` is masked (`**********`), as everything shown to people
-    is; `reveal` writes its value instead, for files that must reload to the same config."""
+    is; `reveal` writes its value instead, for files that must reload to the same config, or
+    the `${oc.env:NAME}` it was read from, as `Verbatim` text (`compose._secrets`)."""
     if isinstance(value, BaseModel):
         fields = type(value).model_fields
         return {name: to_data(getattr(value, name), reveal=reveal) for name in fields}
@@ -34,7 +36,11 @@ def to_data(value: Any, *, reveal: bool = False) -> Any:
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
         return [to_data(item, reveal=reveal) for item in items]
     if isinstance(value, _SECRETS):
-        return _scalar_data(value.get_secret_value()) if reveal else SECRET_MASK
+        if not reveal:
+            return SECRET_MASK
+        if isinstance(value, FromEnvironment):  # the component reads its own environment
+            return Verbatim(value.reference)
+        return _scalar_data(value.get_secret_value())
     return _scalar_data(value)
 
 
@@ -42,9 +48,10 @@ _SECRETS = (SecretStr, SecretBytes)
 
 
 def holds_secret(value: Any) -> bool:
-    """Whether a model or plain value holds a `SecretStr` or `SecretBytes` anywhere."""
+    """Whether a model or plain value holds a `SecretStr` or `SecretBytes` anywhere that a
+    written file holds as its value (not one written as its `${oc.env:NAME}`)."""
     if isinstance(value, _SECRETS):
-        return True
+        return not isinstance(value, FromEnvironment)
     if isinstance(value, BaseModel):
         return any(holds_secret(getattr(value, name)) for name in type(value).model_fields)
     if isinstance(value, Mapping):

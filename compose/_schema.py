@@ -18,10 +18,10 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._docstrings import field_docstring, one_line
-from compose._syntax import SECRET_MASK
-from compose._tree import MAX_DEPTH, KeyPath, child, is_index
+from compose._syntax import NONE_TEXT, SECRET_MASK
+from compose._tree import MAX_DEPTH, KeyPath, at_path, child, is_index, replaced
 from compose._types import ANY, Kind, Shape, innermost, section_models, shape_of_field
-from compose.errors import ArgvError, UnknownKeyError, closest
+from compose.errors import ArgvError, ComposeError, UnknownKeyError, closest
 
 NO_DEFAULT: Any = PydanticUndefined
 _SUGGEST_DEPTH = 12
@@ -94,6 +94,16 @@ class ModelPlan:
     ) -> None:
         self.model = model
         self.fields = fields
+        self._holds_secrets: bool | None = None
+
+    @property
+    def holds_secrets(self) -> bool:
+        """Whether a field of the model, or of a section class below it, is a secret."""
+        if self._holds_secrets is None:
+            self._holds_secrets = any_field_below(
+                self.model, lambda plan: is_secret(plan.info.annotation)
+            )
+        return self._holds_secrets
 
 
 @functools.cache
@@ -610,31 +620,55 @@ def _shape_flags(shape: Shape, flag: str, depth: int, seen: tuple[type, ...]) ->
 def masked_secrets(root: Shape, tree: Any) -> Any:
     """`tree` (composed, not validated) with the values of `SecretStr`/`SecretBytes` fields
     masked, for showing to people: a copy where anything is masked."""
-    return _masked(tree, root) if root.model is not None else tree
+    for path, _ in secret_fields(root, tree):
+        value = at_path(tree, path)
+        if isinstance(value, str) and value != NONE_TEXT:
+            tree = replaced(tree, path, SECRET_MASK)
+    return tree
 
 
-def _masked(value: Any, shape: Shape) -> Any:
+def secret_fields(root: Shape, tree: Any) -> Iterator[tuple[KeyPath, FieldPlan]]:
+    """The path of every value in `tree` that a `SecretStr`/`SecretBytes` field takes, with
+    its field. Sections with no such field below them are not entered."""
+    if root.model is not None:
+        yield from _secrets_in(tree, root, ())
+
+
+def _secrets_in(value: Any, shape: Shape, path: KeyPath) -> Iterator[tuple[KeyPath, FieldPlan]]:
     if isinstance(value, dict) and shape.is_section:
         model = shape.model
         if model is None and shape.tag is not None:
             model = shape.variant(value.get(shape.tag))
-        if model is None:
-            return value
+        if model is None or not plan_of(model).holds_secrets:
+            return
         fields = plan_of(model).fields
-        return {key: _masked_field(fields.get(key), child) for key, child in value.items()}
-    if isinstance(value, dict) and shape.kind is Kind.DICT:
-        return {key: _masked(child, shape.item or ANY) for key, child in value.items()}
-    if isinstance(value, list) and shape.kind is Kind.LIST:
-        return [_masked(child, shape.item or ANY) for child in value]
-    return value
+        for key, child in value.items():
+            field = fields.get(key)
+            if field is None:
+                continue
+            if is_secret(field.info.annotation):
+                yield (*path, key), field
+            else:
+                yield from _secrets_in(child, field.shape, (*path, key))
+    elif isinstance(value, dict) and shape.kind is Kind.DICT and shape.item is not None:
+        for key, child in value.items():
+            yield from _secrets_in(child, shape.item, (*path, key))
+    elif isinstance(value, list) and shape.kind is Kind.LIST and shape.item is not None:
+        for index, child in enumerate(value):
+            yield from _secrets_in(child, shape.item, (*path, index))
 
 
-def _masked_field(field: FieldPlan | None, value: Any) -> Any:
-    if field is None:
-        return value
-    if is_secret(field.info.annotation) and isinstance(value, str) and value != "None":
-        return SECRET_MASK
-    return _masked(value, field.shape)
+def names_secret(root: Shape, flag: str) -> bool:
+    """Whether the flag `--a.b` names a `SecretStr`/`SecretBytes` field (a misspelled key
+    whose did-you-mean it is holds a secret too: errors must not show its value)."""
+    try:
+        target = walk(root, flag.removeprefix("--").split("."), {}, flag)
+    except ComposeError:
+        return False
+    model = target.parent.model if target.parent is not None else None
+    name = target.path[-1] if target.path else None
+    field = plan_of(model).fields.get(name) if model is not None and isinstance(name, str) else None
+    return field is not None and is_secret(field.info.annotation)
 
 
 def is_secret(annotation: Any) -> bool:

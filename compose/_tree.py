@@ -28,6 +28,24 @@ def put(node: Any, segment: str | int, value: Any) -> None:
         node[segment] = value
 
 
+def at_path(tree: Any, path: KeyPath) -> Any:
+    """The value at `path`, or None where the tree holds nothing there."""
+    for segment in path:
+        tree = child(tree, segment)
+    return tree
+
+
+def replaced(tree: Any, path: KeyPath, value: Any) -> Any:
+    """`tree` with `value` at `path` (which it holds): the tables and lists on the way are new,
+    the rest is shared, and `tree` itself is unchanged."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    copy: Any = dict(tree) if isinstance(tree, dict) else list(tree)
+    copy[head] = replaced(child(tree, head), rest, value)
+    return copy
+
+
 MAX_DEPTH = 100  # tables and lists nested deeper than any real config; walks stay recursive
 _CONTAINERS = frozenset((dict, list))
 

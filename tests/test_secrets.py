@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from pydantic import SecretBytes, SecretStr
+from pydantic import Field, SecretBytes, SecretStr
 
 from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, to_toml, write_configs
 
@@ -103,3 +103,83 @@ def test_an_unknown_table_is_shown_by_its_keys(write: WriteFile) -> None:
     assert str(caught.value) == (
         "--credentials = {'token': ..., 'user': ...} (from run.toml:1): unknown key"
     )
+
+
+def test_a_secret_from_the_environment_is_written_as_its_reference(
+    write: WriteFile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run directory never holds the key: each component reads its own environment."""
+    monkeypatch.setenv("API_KEY", "sk-123")
+    write("run.toml", '[api]\nkey = "${oc.env:API_KEY}"\ntoken = "${oc.env:TOKEN,tok}"\n')
+    app = compose(["run.toml"], schema=App)
+    assert app.api.key.get_secret_value() == "sk-123"
+    assert app == App(api=Api(key=SecretStr("sk-123"), token=SecretBytes(b"tok")))
+    previous = os.umask(0o022)
+    try:
+        (written,) = write_configs(tmp_path / "run", {"app": app})
+    finally:
+        os.umask(previous)
+    text = written.read_text()
+    assert 'key = "${oc.env:API_KEY}"' in text
+    assert 'token = "${oc.env:TOKEN,tok}"' in text
+    assert "sk-123" not in text
+    assert stat.S_IMODE(written.stat().st_mode) == 0o644  # it holds no secret
+    monkeypatch.setenv("API_KEY", "sk-456")  # the component's own environment
+    assert compose([written], schema=App).api.key.get_secret_value() == "sk-456"
+
+
+def test_a_secret_built_from_more_than_a_variable_is_written_as_its_value(
+    write: WriteFile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("API_KEY", "123")
+    write("run.toml", '[api]\nkey = "sk-${oc.env:API_KEY}"\nname = "${oc.env:API_KEY}"\n')
+    (written,) = write_configs(tmp_path / "run", {"app": compose(["run.toml"], schema=App)})
+    text = written.read_text()
+    assert 'key = "sk-123"' in text
+    assert 'name = "123"' in text  # not a secret field: its value, as any other
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["--api.key", "sk-1"],
+            "--api.key = '**********': Value should have at least 10 items after validation, not 4",
+        ),
+        (
+            ["@", "short.toml"],
+            "--api.key = '**********' (from short.toml:2): Value should have at least 10 items "
+            "after validation, not 4",
+        ),
+        (["--api.kye", "sk-1"], "--api.kye = '**********': unknown key; did you mean --api.key?"),
+        (["--key", "sk-1"], "--key = '**********': unknown key; did you mean --api.key?"),
+    ],
+)
+def test_an_error_never_shows_a_secret(write: WriteFile, argv: list[str], expected: str) -> None:
+    """A rejected secret, or one under a misspelled key, is masked in the error."""
+
+    class Strict(BaseConfig):
+        key: SecretStr = Field(SecretStr(""), min_length=10)
+        name: str = "x"
+
+    class StrictApp(BaseConfig):
+        api: Strict = Strict()
+
+    write("short.toml", '[api]\nkey = "sk-1"\n')
+    with pytest.raises(ComposeError) as caught:
+        parse(StrictApp, argv)
+    assert "sk-1" not in str(caught.value)
+    assert str(caught.value) == expected
+
+
+def test_diff_says_two_secrets_differ_without_showing_them(
+    write: WriteFile, tmp_path: Path
+) -> None:
+    write("secapp.py", SCHEMA)
+    write("a.toml", '[api]\nkey = "sk-111"\n')
+    write("b.toml", '[api]\nkey = "sk-222"\n')
+    out = _compose(
+        "diff", "--schema", "secapp:App", "@", "a.toml", "--", "@", "b.toml", cwd=tmp_path
+    )
+    assert out == "--api.key: '**********' (a.toml:2) -> '**********' (b.toml:2)\n"
