@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from compose._schema import NO_DEFAULT, aliases_of, default_tag, input_keys, plan_of
 from compose._syntax import NONE_TEXT
 from compose._types import ANY, Kind, Shape
+from compose.errors import value_repr
 
 PREPARES_ITSELF = "__compose_prepares__"  # set on `BaseConfig`: see `compose._base`
 
@@ -87,6 +88,8 @@ def prepare_value(value: Any, shape: Shape, tag: Any = None) -> Any:
 def _section(value: dict[str, Any], shape: Shape, tag: Any) -> dict[str, Any]:
     if shape.tag is not None and shape.tag not in value and tag is not None:
         value = {shape.tag: tag, **value}
+    if shape.tag is not None and _unprintable(value.get(shape.tag)):
+        value = {**value, shape.tag: value_repr(value[shape.tag])}
     model = shape.model
     if model is None and shape.tag is not None:
         model = shape.variant(value.get(shape.tag))
@@ -94,6 +97,19 @@ def _section(value: dict[str, Any], shape: Shape, tag: Any) -> dict[str, Any]:
         return value
     result: dict[str, Any] = prepare_fields(model, value)
     return result
+
+
+def _unprintable(tag: Any) -> bool:
+    """An integer past Python's 4,300-digit conversion limit: Pydantic's message for a tag
+    that matches no variant cannot show it, and prints a traceback trying. Such a tag is
+    given as the text errors show it by, and is refused as any unknown tag is."""
+    if type(tag) is not int:
+        return False
+    try:
+        str(tag)
+    except ValueError:
+        return True
+    return False
 
 
 def _items(value: dict[Any, Any], item: Shape) -> dict[Any, Any]:

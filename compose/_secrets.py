@@ -27,12 +27,14 @@ __all__ = [
 # Exactly one `${oc.env:NAME}` or `${oc.env:NAME,default}`: the whole value is the variable's.
 # Anything more (text around it, a second reference) may need other keys of the tree, which a
 # component's own file need not hold: such a value is written as its resolved text.
-_ENV_REFERENCE = re.compile(r"\$\{oc\.env:[A-Za-z_][A-Za-z0-9_]*(,[^${}\\]*)?\}")
+_ENV_REFERENCE = r"\$\{oc\.env:[A-Za-z_][A-Za-z0-9_]*(,[^${}\\]*)?\}"
 
 
 def env_reference(text: str) -> bool:
-    """Whether `text` is a single reference to an environment variable, and nothing else."""
-    return _ENV_REFERENCE.fullmatch(text.strip()) is not None
+    """Whether `text` is a single reference to an environment variable, and nothing else.
+    (`re` caches the compiled pattern: compiling it at import would tax every `--help`, which
+    loads this module with the writers.)"""
+    return re.fullmatch(_ENV_REFERENCE, text) is not None
 
 
 class Verbatim(str):

@@ -20,6 +20,7 @@ Exit status 1 when something crashed.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import sys
@@ -91,6 +92,9 @@ def checked(
             call()
         except Exception as error:  # every escape is a finding
             collector.record(target, example, error)
+        gc.collect()  # an error in a finalizer shows now, against this example
+        while UNRAISABLE:  # "Exception ignored in ...": a traceback the user would see
+            collector.record(target, example, UNRAISABLE.pop())
 
 
 def run_target(
@@ -182,7 +186,16 @@ def save(crashes: list[Crash], directory: Path) -> None:
         (directory / f"{stem}.json").write_text(json.dumps(case) + "\n", encoding="utf-8")
 
 
+UNRAISABLE: list[BaseException] = []
+
+
+def _keep_unraisable(unraisable: Any) -> None:
+    if unraisable.exc_value is not None:
+        UNRAISABLE.append(unraisable.exc_value)
+
+
 def main() -> int:
+    sys.unraisablehook = _keep_unraisable
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=["argv", "overrides", "toml", "interp"])
     parser.add_argument("-n", "--examples", type=int, default=2000)
