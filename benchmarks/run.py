@@ -368,8 +368,11 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     walking the tree), and compose's resolution step alone."""
     import timeit  # noqa: PLC0415
 
-    from compose import _graph, _interp, _interp_grammar, _interp_quick  # noqa: PLC0415
-    from compose._argv import FileItem, Item  # noqa: PLC0415
+    from compose._input.argv import FileItem, Item  # noqa: PLC0415
+    from compose._interp import grammar as _interp_grammar  # noqa: PLC0415
+    from compose._interp import quick as _interp_quick  # noqa: PLC0415
+    from compose._interp import resolve as _interp  # noqa: PLC0415
+    from compose._merge import fold as _graph  # noqa: PLC0415
 
     n, m = plan.interp[-1]
     w = Workload(n, m, k=max(plan.ks))

@@ -4,7 +4,7 @@ TOML files and command-line overrides are nodes of a composition graph, merged i
 interpolated OmegaConf-style and bound onto Pydantic models.
 
 The functions are imported on first use (PEP 562): a schema module imports `BaseConfig` without
-the composition engine, and an entrypoint's bare `--help` never loads it (see `compose._cli`).
+the composition engine, and an entrypoint's bare `--help` never loads it (see `compose._cli.entry`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from compose._base import BaseConfig
-from compose._strategies import Merge  # used in schemas, like BaseConfig: a leaf module
+from compose._schema.config import BaseConfig
+from compose._schema.strategies import Merge  # used in schemas, like BaseConfig: a leaf module
 from compose.errors import (
     ArgvError,
     ComposeError,
@@ -30,11 +30,11 @@ from compose.errors import (
 
 if TYPE_CHECKING:
     from compose._api import compose, parse
-    from compose._cli import cli
-    from compose._dump import to_toml
-    from compose._interp import register_resolver
-    from compose._renames import renamed
-    from compose._write import write_configs
+    from compose._cli.entry import cli
+    from compose._interp.resolve import register_resolver
+    from compose._merge.renames import renamed
+    from compose._output.toml import to_toml
+    from compose._output.write import write_configs
 
 __all__ = [
     "ArgvError",
@@ -60,13 +60,13 @@ __all__ = [
 ]
 
 _LAZY = {  # name -> the module that defines it
-    "cli": "compose._cli",
+    "cli": "compose._cli.entry",
     "compose": "compose._api",
     "parse": "compose._api",
-    "register_resolver": "compose._interp",
-    "renamed": "compose._renames",
-    "to_toml": "compose._dump",
-    "write_configs": "compose._write",
+    "register_resolver": "compose._interp.resolve",
+    "renamed": "compose._merge.renames",
+    "to_toml": "compose._output.toml",
+    "write_configs": "compose._output.write",
 }
 
 

@@ -1,5 +1,5 @@
 """`python -m compose`: the `compose` command."""
 
-from compose._command import run
+from compose._cli.command import run
 
 run()

@@ -12,7 +12,8 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
-from compose._argv import (
+from compose._bind.validate import bind, plain_nones, unknown_keys
+from compose._input.argv import (
     DataItem,
     EnvItem,
     FileItem,
@@ -22,22 +23,21 @@ from compose._argv import (
     parse_overrides,
     split_argv,
 )
-from compose._bind import bind, plain_nones, unknown_keys
-from compose._coerce import may_spell_none
-from compose._defaults import (
+from compose._input.env import with_environment
+from compose._input.search import Dirs, SearchPath, as_search_path
+from compose._interp.resolve import Resolver, resolve_tree
+from compose._merge.defaults import (
     default_at,
     has_interpolated_defaults,
     inject_interpolated_defaults,
     set_fields,
 )
-from compose._env import with_environment
-from compose._graph import Composed, compose_items
-from compose._help import help_screen, plain_help, program_name
-from compose._interp import Resolver, resolve_tree
-from compose._schema import secret_fields, suggest
-from compose._search import Dirs, SearchPath, as_search_path
+from compose._merge.fold import Composed, compose_items
+from compose._output.help import help_screen, plain_help, program_name
+from compose._schema.coerce import may_spell_none
+from compose._schema.plan import secret_fields, suggest
+from compose._schema.shape import Shape
 from compose._tree import KeyPath, at_path
-from compose._types import Shape
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather
 
 M = TypeVar("M", bound=BaseModel)
@@ -194,7 +194,7 @@ def _resolve_tree(
 def _env_secrets(composed: Composed) -> dict[KeyPath, tuple[str, Any]]:
     """The secret fields that name an environment variable (`${oc.env:NAME}`), before it is
     resolved: written files give the reference, not the value."""
-    from compose._secrets import env_reference  # noqa: PLC0415  # only with interpolation
+    from compose._schema.secrets import env_reference  # noqa: PLC0415  # only with interpolation
 
     found = {}
     for path, field in secret_fields(composed.root, composed.tree):

@@ -1,11 +1,11 @@
-"""The command-line grammar (`compose._argv`): argv tokens -> ordered items, no types."""
+"""The command-line grammar (`compose._input.argv`): argv tokens -> ordered items, no types."""
 
 from __future__ import annotations
 
 import pytest
 
 from compose import ArgvError, ComposeError
-from compose._argv import (
+from compose._input.argv import (
     DeleteItem,
     FileItem,
     HelpItem,

@@ -287,8 +287,8 @@ def test_help_on_a_narrow_terminal_wraps_descriptions_instead_of_cutting_them(wi
 
     from rl_app.config import RLConfig
 
-    from compose._help import help_screen
-    from compose._render import help_panels
+    from compose._output.help import help_screen
+    from compose._output.render import help_panels
 
     screen = help_screen(RLConfig, "rl")
     stream = io.StringIO()

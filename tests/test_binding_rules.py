@@ -20,12 +20,12 @@ from schemas import EnvConfig, InferenceConfig, MuonConfig, RLConfig, SamplingCo
 from strategies import rich_schemas
 
 from compose import BaseConfig, ComposeError, UnknownKeyError, compose, parse, renamed
-from compose._bind import bind
-from compose._defaults import to_plain
-from compose._graph import Composed
-from compose._origin import Origins
-from compose._schema import walk
-from compose._types import shape_of
+from compose._bind.validate import bind
+from compose._input.origins import Origins
+from compose._merge.defaults import to_plain
+from compose._merge.fold import Composed
+from compose._schema.plan import walk
+from compose._schema.shape import shape_of
 
 if TYPE_CHECKING:
     from conftest import WriteFile

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from schemas import DType, Priority, RLConfig, Scalars, WandbConfig
 
 from compose import ArgvError, ConfigValidationError, compose, parse
-from compose._coerce import parse_toml_value
+from compose._schema.coerce import parse_toml_value
 
 if TYPE_CHECKING:
     from conftest import WriteFile

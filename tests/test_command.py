@@ -1,6 +1,6 @@
 """The `compose` command: show, explain, diff, schema (contract §5, §7; issue 4).
 
-Most tests call `compose._command.main(argv)` and read its exit code and output with capsys
+Most tests call `compose._cli.command.main(argv)` and read its exit code and output with capsys
 (stdout is not a terminal there, so the output is plain); two run the installed console script
 in a subprocess. Bad input in any subcommand exits 2 with one `error: ...` line on stderr.
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import tomli
 
-from compose._command import main
+from compose._cli.command import main
 
 if TYPE_CHECKING:
     from conftest import WriteFile

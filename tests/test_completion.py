@@ -1,4 +1,4 @@
-"""Shell completion of entrypoints (`compose._complete`), on the example `rl` app's schema.
+"""Shell completion of entrypoints (`compose._cli.complete`), on the example `rl` app's schema.
 
 The candidates for the word at the cursor, given the words before it; what bash is handed
 (cut after a `=`, quoted); the scripts (`compose completion SHELL PROG`, `_COMPOSE_COMPLETE=
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from compose import ArgvError, cli
-from compose._complete import (
+from compose._cli.complete import (
     FILES,
     NOSPACE,
     PLAIN,
@@ -376,7 +376,7 @@ try:
     rl({argv!r})
 except SystemExit:
     pass
-loaded = [m for m in ("rich", "compose._api", "compose._complete") if m in sys.modules]
+loaded = [m for m in ("rich", "compose._api", "compose._cli.complete") if m in sys.modules]
 print("loaded:", *loaded)
 """
 
@@ -389,12 +389,12 @@ def _loaded(setup: str, argv: list[str]) -> str:
 
 def test_completing_imports_neither_rich_nor_the_engine() -> None:
     setup = "os.environ['_COMPOSE_COMPLETE'] = 'complete_bash'"
-    assert _loaded(setup, ["rl --trainer.", "--trainer."]) == "loaded: compose._complete"
+    assert _loaded(setup, ["rl --trainer.", "--trainer."]) == "loaded: compose._cli.complete"
 
 
 def test_a_normal_run_never_imports_completion() -> None:
-    assert "compose._complete" not in _loaded("", ["--help"])
-    assert "compose._complete" not in _loaded("", ["--dry-run", "--output-dir", "out"])
+    assert "compose._cli.complete" not in _loaded("", ["--help"])
+    assert "compose._cli.complete" not in _loaded("", ["--dry-run", "--output-dir", "out"])
 
 
 def _env(**extra: str) -> dict[str, str]:

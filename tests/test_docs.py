@@ -63,7 +63,7 @@ from typing import TextIO
 import pytest
 import tomli
 
-from compose import _interp
+from compose._interp import resolve as _interp
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

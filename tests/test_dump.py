@@ -19,7 +19,9 @@ from pydantic import BaseModel, Field
 from schemas import CheckpointConfig, EnvConfig, MuonConfig, RLConfig, TrainerConfig
 from strategies import instances
 
-from compose import BaseConfig, _dump, _write, compose, to_toml, write_configs
+from compose import BaseConfig, compose, to_toml, write_configs
+from compose._output import toml as _dump
+from compose._output import write as _write
 
 if TYPE_CHECKING:
     from conftest import WriteFile

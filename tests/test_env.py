@@ -24,8 +24,8 @@ from conftest import run_cli
 from schemas import RLConfig, Scalars
 
 from compose import ComposeError, ComposeWarning, HelpRequested, cli, compose, parse
-from compose._command import main
-from compose._render import help_panels
+from compose._cli.command import main
+from compose._output.render import help_panels
 
 if TYPE_CHECKING:
     from conftest import WriteFile

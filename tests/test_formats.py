@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-import compose as compose_package
+import compose._input as input_package
 from compose import (
     BaseConfig,
     ComposeError,
@@ -25,7 +25,7 @@ from compose import (
     compose,
     parse,
 )
-from compose._command import main
+from compose._cli.command import main
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -362,8 +362,8 @@ def test_reading_yaml_does_not_need_pyyaml_until_a_yaml_file(tmp_path: Any) -> N
 
 def test_missing_pyyaml_is_a_clear_error(write: WriteFile, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "yaml", None)  # `import yaml` now fails
-    monkeypatch.delitem(sys.modules, "compose._yaml", raising=False)
-    monkeypatch.delattr(compose_package, "_yaml", raising=False)
+    monkeypatch.delitem(sys.modules, "compose._input.yaml", raising=False)
+    monkeypatch.delattr(input_package, "yaml", raising=False)
     write("a.yaml", "seed: 1\n")
     error = error_of(["@", "a.yaml"])
     assert isinstance(error, SourceError)

@@ -44,8 +44,8 @@ from schemas import RLConfig
 
 import compose
 from compose import ComposeError
-from compose._command import main
-from compose._schema import all_flags
+from compose._cli.command import main
+from compose._schema.plan import all_flags
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"
 SCHEMA_SPEC = "schemas:RLConfig"  # `compose show --schema`: tests/ is on sys.path under pytest

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from schemas import RLConfig
 
 from compose import BaseConfig, HelpRequested, cli, parse
-from compose import _docstrings as docstrings
-from compose._plain import json_text
+from compose._output.plain import json_text
+from compose._schema import docstrings
 
 
 def help_text(schema: type[BaseConfig], *argv: str) -> str:
@@ -406,11 +406,16 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
             cli(Config, ["--help"])
         except SystemExit:
             pass
-        engine = {"compose._api", "compose._graph", "compose._bind", "compose._merge"}
+        engine = {
+            "compose._api",
+            "compose._merge.fold",
+            "compose._bind.validate",
+            "compose._merge.tables",
+        }
         # nor what only a composition, a written file, text to escape or a mistake needs:
         # origins, TOML in and out, json (list and dict defaults are shown without it),
         # did-you-mean
-        light = {"compose._origin", "tomli", "compose._dump", "json", "difflib"}
+        light = {"compose._input.origins", "tomli", "compose._output.toml", "json", "difflib"}
         loaded = (engine | light) & set(sys.modules)
         assert not loaded, loaded
         """

@@ -21,12 +21,12 @@ from compose import (
     HelpRequested,
     SourceError,
     UnknownKeyError,
-    _search,
     cli,
     compose,
     parse,
 )
-from compose._command import main as compose_command
+from compose._cli.command import main as compose_command
+from compose._input import search as _search
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))  # until rl_app is installed as a package

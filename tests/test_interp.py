@@ -1,4 +1,4 @@
-"""Unit tests for `compose._interp`: one group per rule, exact error messages pinned."""
+"""Unit tests for `compose._interp.resolve`: one group per rule, exact error messages pinned."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case, Raises
 
-from compose import _interp
-from compose._interp import (
+from compose._interp import resolve as _interp
+from compose._interp.resolve import (
     MANDATORY,
     Path,
     escape,
@@ -373,7 +373,7 @@ def test_omegaconf_resolvers_wanting_nodes_are_refused(omegaconf_register: Any) 
 
 def test_omegaconf_is_never_imported_by_us() -> None:
     code = (
-        "import sys; from compose._interp import resolve_tree; "
+        "import sys; from compose._interp.resolve import resolve_tree; "
         "resolve_tree({'a': 1, 's': '${a} ${nope:1}'.split()[0]}); "
         "assert 'omegaconf' not in sys.modules"
     )

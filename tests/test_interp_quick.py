@@ -1,4 +1,4 @@
-"""The fast path of interpolation (`compose._interp_quick`): same results and same errors as the
+"""The fast path of interpolation (`compose._interp.quick`): same results and same errors as the
 general evaluation, which these tests reach by switching the fast path off."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case
 
-from compose import _interp, compose
-from compose._interp_grammar import parse
-from compose._interp_quick import SLOW, lone_reference, plan_of, walk
+from compose import compose
+from compose._interp import resolve as _interp
+from compose._interp.grammar import parse
+from compose._interp.quick import SLOW, lone_reference, plan_of, walk
 from compose.errors import ComposeError
 
 Outcome = tuple[str, Any]

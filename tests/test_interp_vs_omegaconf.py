@@ -20,7 +20,7 @@ import pytest
 import tomli
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case, Raises
 
-from compose._interp import resolve_tree
+from compose._interp.resolve import resolve_tree
 from compose.errors import ComposeError
 
 omegaconf = pytest.importorskip("omegaconf")

@@ -19,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compose import BaseConfig, ComposeError, Merge, _interp, compose, parse, renamed, to_toml
-from compose._interp_data import scan
+from compose import BaseConfig, ComposeError, Merge, compose, parse, renamed, to_toml
+from compose._interp import resolve as _interp
+from compose._interp.data import scan
 
 if TYPE_CHECKING:
     from conftest import WriteFile

@@ -31,7 +31,7 @@ from schemas import RLConfig
 from strategies import MANDATORY, documents, rich_instances
 
 from compose import BaseConfig, ComposeError, compose, parse, to_toml
-from compose._command import main as compose_command
+from compose._cli.command import main as compose_command
 
 LAWS = settings(
     max_examples=40,

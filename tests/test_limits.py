@@ -29,14 +29,14 @@ import pytest
 from schemas import RLConfig
 
 import compose
-import compose._interp
+import compose._interp.resolve
 from compose import (
     ComposeError,
     InterpolationError,
     SourceError,
 )
-from compose._command import main
-from compose._sources import read_text
+from compose._cli.command import main
+from compose._input.files import read_text
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -381,7 +381,7 @@ def test_exponential_container_growth(write: WriteFile, template: str) -> None:
     name = write("grow.toml", "\n".join(lines) + "\n")
 
     def run() -> object:
-        compose._interp.MAX_EXPANSION = 100_000
+        compose._interp.resolve.MAX_EXPANSION = 100_000
         return compose.compose([name])
 
     outcome = clear_error(run, kind=InterpolationError)

@@ -23,7 +23,7 @@ from compose import (
     compose,
     parse,
 )
-from compose._command import main as compose_main
+from compose._cli.command import main as compose_main
 
 if TYPE_CHECKING:
     from conftest import WriteFile

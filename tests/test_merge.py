@@ -14,11 +14,11 @@ from schemas import AdamWConfig, EnvConfig, MuonConfig, RLConfig
 from strategies import rich_schemas
 
 from compose import BaseConfig, ComposeError, ComposeWarning, UnknownKeyError, compose, parse
-from compose._defaults import to_plain
-from compose._merge import Merger
-from compose._origin import FlagSource, Origins
-from compose._schema import NO_DEFAULT
-from compose._types import shape_of
+from compose._input.origins import FlagSource, Origins
+from compose._merge.defaults import to_plain
+from compose._merge.tables import Merger
+from compose._schema.plan import NO_DEFAULT
+from compose._schema.shape import shape_of
 
 if TYPE_CHECKING:
     from conftest import WriteFile

@@ -25,8 +25,8 @@ from pydantic import Field
 from schemas import RLConfig
 
 from compose import BaseConfig, ComposeError, ComposeWarning, compose, parse
-from compose._argv import FileItem, parse_overrides
-from compose._graph import Composed, compose_items
+from compose._input.argv import FileItem, parse_overrides
+from compose._merge.fold import Composed, compose_items
 from compose._tree import KeyPath
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Tests for `compose._positions.key_lines`: where each key of a TOML document is written."""
+"""Tests for `compose._input.positions.key_lines`: where each key of a TOML document is written."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import tomli
 
-from compose._positions import key_lines
+from compose._input.positions import key_lines
 
 Path = tuple[str | int, ...]
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 import compose
 from compose import ComposeError, HelpRequested
-from compose._schema import plan_of
+from compose._schema.plan import plan_of
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

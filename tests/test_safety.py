@@ -30,13 +30,19 @@ from compose import (
     to_toml,
     write_configs,
 )
-from compose._command import main
+from compose._cli.command import main
 
 if TYPE_CHECKING:
     from conftest import WriteFile
 
 PACKAGE = Path(compose.__file__).parent
-SOURCES = sorted(PACKAGE.glob("*.py"))
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def _module(path: Path) -> str:
+    """A source file as the lists below name it: its path inside the package."""
+    return path.relative_to(PACKAGE).as_posix()
+
 
 # --- no code from a config -------------------------------------------------------------------
 
@@ -415,13 +421,13 @@ FORBIDDEN_IMPORTS = {*FORBIDDEN_MODULES, "code", "codeop"}
 FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "__import__", "breakpoint"}
 FORBIDDEN_OS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
 IMPORT_MODULE_ALLOWED = {
-    "_command.py",  # `compose show --schema MODULE:CLASS`, a CLI option
+    "_cli/command.py",  # `compose show --schema MODULE:CLASS`, a CLI option
     "__init__.py",  # public names loaded on first use, from a fixed table of compose modules
-    "_docindex.py",  # importlib.util.cache_from_source: where a module's bytecode is kept
+    "_schema/docindex.py",  # importlib.util.cache_from_source: where a module's bytecode is kept
 }
 # The docstring index is kept in the bytecode cache and read with marshal, as Python reads the
 # `.pyc` beside it: whoever can write there can already run code, and nothing loaded is run.
-MARSHAL_ALLOWED = {"_docindex.py"}
+MARSHAL_ALLOWED = {"_schema/docindex.py"}
 
 
 def code_names(path: Path) -> Iterator[tuple[int, str]]:
@@ -456,21 +462,21 @@ def forbidden_calls(path: Path) -> Iterator[str]:
             yield f"{path.name}:{node.lineno}: os.{func.attr}("
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", SOURCES, ids=_module)
 def test_the_source_has_no_code_execution(path: Path) -> None:
-    allowed = {"marshal"} if path.name in MARSHAL_ALLOWED else set()
+    allowed = {"marshal"} if _module(path) in MARSHAL_ALLOWED else set()
     names = list(code_names(path))
     modules = [
         f"{path.name}:{line}: {name}" for line, name in names if name in FORBIDDEN_MODULES - allowed
     ]
     assert modules == []
     assert [c for c in forbidden_calls(path) if c.split(" ")[-1] not in allowed] == []
-    if path.name not in IMPORT_MODULE_ALLOWED:
+    if _module(path) not in IMPORT_MODULE_ALLOWED:
         importing = [name for _, name in names if name in ("import_module", "importlib")]
         assert importing == []
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", SOURCES, ids=_module)
 def test_yaml_only_through_a_safe_loader(path: Path) -> None:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
@@ -484,9 +490,9 @@ def test_yaml_only_through_a_safe_loader(path: Path) -> None:
 
 
 def test_the_source_scan_sees_the_package() -> None:
-    names = {path.name for path in SOURCES}
-    assert {"_sources.py", "_interp.py", "_command.py", "_dump.py"} <= names
-    assert any(name == "import_module" for _, name in code_names(PACKAGE / "_command.py"))
+    names = {_module(path) for path in SOURCES}
+    assert {"_input/files.py", "_interp/resolve.py", "_cli/command.py", "_output/toml.py"} <= names
+    assert any(name == "import_module" for _, name in code_names(PACKAGE / "_cli/command.py"))
 
 
 @pytest.mark.parametrize("under", ["a-file", "/dev/null", "/proc"])

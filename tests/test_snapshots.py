@@ -27,7 +27,7 @@ from conftest import run_cli
 from schemas import RLConfig
 
 from compose import HelpRequested, parse
-from compose._render import help_panels
+from compose._output.render import help_panels
 
 if TYPE_CHECKING:
     from conftest import WriteFile

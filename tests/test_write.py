@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-import compose._write
+import compose._output.write
 from compose import OutputError, write_configs
 
 OLD = {"trainer": {"run": "old"}, "orchestrator": {"run": "old"}, "inference": {"run": "old"}}
@@ -58,7 +58,7 @@ def test_a_commit_that_fails_part_way_puts_the_old_set_back(
 ) -> None:
     write_configs(tmp_path, OLD)
     before = _contents(tmp_path)
-    monkeypatch.setattr(compose._write.os, "replace", _failing_on(2, error))
+    monkeypatch.setattr(compose._output.write.os, "replace", _failing_on(2, error))
     with pytest.raises((OutputError, KeyboardInterrupt)):
         write_configs(tmp_path, NEW)
     assert _contents(tmp_path) == before
@@ -68,7 +68,9 @@ def test_a_failed_commit_removes_the_files_that_had_no_old_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_configs(tmp_path, {"trainer": {"run": "old"}})
-    monkeypatch.setattr(compose._write.os, "replace", _failing_on(3, OSError(28, "No space")))
+    monkeypatch.setattr(
+        compose._output.write.os, "replace", _failing_on(3, OSError(28, "No space"))
+    )
     with pytest.raises(OutputError, match="No space"):
         write_configs(tmp_path, NEW)
     assert _contents(tmp_path) == {"trainer.toml": 'run = "old"\n'}
@@ -86,7 +88,7 @@ def test_ctrl_c_during_the_commit_arrives_after_it(
         os.kill(os.getpid(), signal.SIGINT)  # as if the user pressed Ctrl-C right now
         real(source, target, **kwargs)
 
-    monkeypatch.setattr(compose._write.os, "replace", replace)
+    monkeypatch.setattr(compose._output.write.os, "replace", replace)
     with pytest.raises(KeyboardInterrupt):
         write_configs(tmp_path, NEW)
     assert _runs(tmp_path) == {"new"}
@@ -95,7 +97,7 @@ def test_ctrl_c_during_the_commit_arrives_after_it(
 
 _KILLED_MID_COMMIT = """
 import os, signal, sys
-import compose._write
+import compose._output.write
 from compose import write_configs
 
 real, seen = os.replace, [0]
@@ -105,7 +107,7 @@ def replace(source, target, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
     real(source, target, **kwargs)
 
-compose._write.os.replace = replace
+compose._output.write.os.replace = replace
 runs = ("trainer", "orchestrator", "inference")
 write_configs(sys.argv[1], {name: {"run": "new"} for name in runs} | {"extra": {"run": "new"}})
 """
@@ -154,7 +156,7 @@ def test_a_writer_that_waited_too_long_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held = _hold_lock(tmp_path)
-    monkeypatch.setattr(compose._write, "_LOCK_WAIT", 0.2)
+    monkeypatch.setattr(compose._output.write, "_LOCK_WAIT", 0.2)
     try:
         with pytest.raises(OutputError) as caught:
             write_configs(tmp_path, NEW)

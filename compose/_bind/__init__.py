@@ -1,0 +1,1 @@
+"""Stage 4: the tree validated onto the schema; Pydantic's errors mapped back to origins."""

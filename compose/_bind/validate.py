@@ -1,0 +1,350 @@
+"""Binding the composed tree onto the schema, and Pydantic's errors back onto origins.
+
+The class that validates a section judges it: Pydantic validates the tree once, and every
+verdict, an unknown key included, is Pydantic's (so a subclass chosen by a validator, or kept
+by `SerializeAsAny`, judges its own keys, the same from files and flags). What data means
+before that (the text "None", a union section's default variant) is `compose._schema.prepare`'s, run
+by each `BaseConfig` as its before-validator, and here for a plain root. Each of Pydantic's
+errors is then mapped to the key in CLI form, the value and the node that set it, with a
+did-you-mean for an unknown key.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import pydantic
+from pydantic import BaseModel
+
+from compose._input.origins import Origins
+from compose._merge.fold import Composed
+from compose._schema.plan import (
+    aliases_of,
+    names_secret,
+    plan_of,
+    secret_fields,
+    suggest,
+    unknown_key,
+)
+from compose._schema.prepare import prepare_value, prepares_itself
+from compose._schema.shape import ANY, Kind, Shape
+from compose._syntax import NONE_TEXT, SECRET_MASK
+from compose._tree import KeyPath, at_path, replaced
+from compose.errors import (
+    ComposeError,
+    ConfigValidationError,
+    UnknownKeyError,
+    gather,
+    value_repr,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def bind(composed: Composed, schema: type[M]) -> M:
+    """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
+    tree = _with_env_secrets(_prepared(composed, schema), composed.env_secrets)
+    try:
+        instance = schema.model_validate(tree)
+    except pydantic.ValidationError as error:
+        raise gather([*composed.pending, *_map_errors(error, composed, tree)]) from None
+    if composed.pending:
+        raise gather(composed.pending)
+    return instance
+
+
+def unknown_keys(composed: Composed) -> list[ComposeError]:
+    """The unknown keys of a composition, as validation judges them, without binding it (for
+    `compose show` and help after files: nothing is resolved yet, so other errors are not
+    what they will be, and are not reported)."""
+    schema = composed.root.model
+    if schema is None:
+        return []
+    tree = _prepared(composed, schema)
+    try:
+        schema.model_validate(tree)
+    except pydantic.ValidationError as error:
+        return [
+            found
+            for found in _map_errors(error, composed, tree)
+            if isinstance(found, UnknownKeyError)
+        ]
+    except Exception:  # an app's validator meeting unresolved data: no verdict
+        return []
+    return []
+
+
+def _prepared(composed: Composed, schema: type[BaseModel]) -> Any:
+    """The tree as validation takes it: a `BaseConfig` root prepares its data itself."""
+    if prepares_itself(schema):
+        return composed.tree
+    return prepare_value(composed.tree, composed.root)
+
+
+def _with_env_secrets(tree: Any, env_secrets: dict[KeyPath, tuple[str, Any]]) -> Any:
+    """Each secret resolved from `${oc.env:NAME}` as a secret that remembers the reference,
+    which Pydantic keeps as it is (a copy of the tree where any is)."""
+    if not env_secrets:
+        return tree
+    from compose._schema.secrets import from_environment  # noqa: PLC0415  # only with such a secret
+
+    for path, (reference, annotation) in env_secrets.items():
+        value = from_environment(at_path(tree, path), reference, annotation)
+        tree = replaced(tree, path, value)
+    return tree
+
+
+def plain_nones(tree: Any) -> Any:
+    """Schema-less: every `"None"` string is None (an untyped target admits None)."""
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            tree[key] = plain_nones(value)
+    elif isinstance(tree, list):
+        tree[:] = [plain_nones(value) for value in tree]
+    elif tree == NONE_TEXT:
+        return None
+    return tree
+
+
+def _map_errors(
+    error: pydantic.ValidationError, composed: Composed, tree: dict[str, Any]
+) -> list[ComposeError]:
+    seen: dict[KeyPath, ComposeError] = {}
+    for detail in error.errors():
+        located = _loc_path(composed.root, detail["loc"], tree)
+        if located is None:
+            continue
+        path, shape = located
+        if detail["type"] == "extra_forbidden":
+            for flag_path, found in _unknown_keys_at(path, detail, composed):
+                seen.setdefault(flag_path, found)
+            continue
+        mapped = _to_compose_error(detail, path, shape, composed)
+        if path in seen and not isinstance(mapped, UnknownKeyError):
+            seen[path].message += f"; or {mapped.message}"  # one value, several union members
+            continue
+        seen.setdefault(path, mapped)
+    _drop_echoes(seen)
+    _mask_secrets(seen, composed.root, tree)
+    for mapped in seen.values():
+        mapped.args = (mapped.format(),)
+    # Unknown keys first, in the order the nodes wrote them (the tree keeps it), then the rest
+    unknown_paths = sorted(
+        (path for path, mapped in seen.items() if isinstance(mapped, UnknownKeyError)),
+        key=lambda path: _position(tree, path),
+    )
+    return [seen[path] for path in unknown_paths] + [
+        mapped for mapped in seen.values() if not isinstance(mapped, UnknownKeyError)
+    ]
+
+
+def _drop_echoes(seen: dict[KeyPath, ComposeError]) -> None:
+    """An error at a key no node set, whose value and complaint are those of an error some
+    node did set, is that error again (a validator copied the value there, as prime-rl copies
+    a shared `max_steps` into each component): the one with the origin says it all."""
+    cited = {(e.message, value_repr(e.value)) for e in seen.values() if e.origin and e.has_value}
+    for path, mapped in list(seen.items()):
+        if (
+            not mapped.origin
+            and mapped.has_value
+            and (mapped.message, value_repr(mapped.value)) in cited
+        ):
+            del seen[path]
+
+
+def _mask_secrets(seen: dict[KeyPath, ComposeError], root: Shape, tree: Any) -> None:
+    """A value a secret field rejected is shown masked, as every other view of it is."""
+    secret = {path for path, _ in secret_fields(root, tree)}
+    for path, mapped in seen.items():
+        if path in secret and mapped.has_value:
+            seen[path] = mapped.evolve(value=SECRET_MASK)
+
+
+def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:
+    """Where `path` is in the tree, as the index of each key in its table's order."""
+    position: list[int] = []
+    node = tree
+    for segment in path:
+        if isinstance(node, dict) and segment in node:
+            position.append(list(node).index(segment))
+            node = node[segment]
+        elif isinstance(node, list) and isinstance(segment, int) and segment < len(node):
+            position.append(segment)
+            node = node[segment]
+        else:
+            break
+    return tuple(position)
+
+
+def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Composed) -> ComposeError:
+    kind = detail["type"]
+    origins: Origins = composed.origins
+    if kind == "union_tag_not_found" and shape.tag:
+        names = ", ".join(name for name, _ in shape.variants)
+        tag_key = composed.show_key((*path, shape.tag))
+        return ConfigValidationError(
+            f"no variant chosen: set {tag_key} to one of {names}",
+            key=composed.show_key(path),
+            origin=origins.describe(path),
+        )
+    if kind == "float_type" and type(detail["input"]) is int:  # only past float's range
+        return ConfigValidationError(
+            "is too large for a float (the largest is about 1.8e308)",
+            key=composed.show_key(path),
+            value=detail["input"],
+            origin=origins.describe(path),
+        )
+    if detail["input"] == NONE_TEXT and not shape.nullable and isinstance(detail["input"], str):
+        return ConfigValidationError(
+            "does not accept None",
+            key=composed.show_key(path),
+            value=NONE_TEXT,
+            origin=origins.describe(path),
+        )
+    if kind == "union_tag_invalid" and shape.tag:
+        tag_path = (*path, shape.tag)
+        return ConfigValidationError(
+            _message(detail),
+            key=composed.show_key(tag_path),
+            value=detail["ctx"]["tag"],
+            origin=origins.describe(tag_path),
+        )
+    if kind == "missing":
+        message = "missing required value"
+        if shape.kind is Kind.UNION and shape.tag:
+            names = ", ".join(name for name, _ in shape.variants)
+            message += f": choose one with {composed.show_key((*path, shape.tag))} ({names})"
+        return ConfigValidationError(message, key=composed.show_key(path))
+    if shape.is_section and kind in ("value_error", "assertion_error"):
+        return ConfigValidationError(_message(detail), key=composed.show_key(path))
+    return ConfigValidationError(
+        _message(detail),
+        key=composed.show_key(path),
+        value=detail["input"],
+        origin=origins.describe(path),
+    )
+
+
+def _unknown_keys_at(
+    path: KeyPath, detail: Any, composed: Composed
+) -> list[tuple[KeyPath, ComposeError]]:
+    """The class at `path[:-1]` has no key `path[-1]`: each flag that set something at or below
+    it, named as the user typed it, or else the node that set the key."""
+    above = _loc_path(composed.root, path[:-1], composed.tree)
+    section = above[1] if above is not None else None
+    root, depth = composed.root, len(path) - 1
+    flags = [(p, item) for p, item in composed.unchecked.items() if p[: len(path)] == path]
+    if not flags:
+        found: ComposeError = unknown_key(root, path, None, section, depth)
+        origin = composed.origins.describe(path)
+        value = _unless_secret(root, found, _keys_only(detail["input"]))
+        return [(path, found.evolve(value=value, origin=origin))]
+    errors: list[tuple[KeyPath, ComposeError]] = []
+    for flag_path, item in flags:
+        found = unknown_key(root, flag_path, item.shown, section, depth)
+        if item.tokens:
+            found = found.evolve(value=_unless_secret(root, found, " ".join(item.tokens)))
+        errors.append((flag_path, found))
+    return errors
+
+
+def _unless_secret(root: Shape, found: ComposeError, value: Any) -> Any:
+    """An unknown key's value, masked when the key it is closest to is a secret: `api.kye`
+    for `api.key` holds the key."""
+    suggestion = suggest(root, found.key) if found.key else None
+    return SECRET_MASK if suggestion and names_secret(root, suggestion) else value
+
+
+class _TableKeys(dict[str, Any]):
+    """An unknown table, as errors show it: its keys, not its values (a credentials file
+    included at the wrong place holds tokens)."""
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{key!r}: ..." for key in self) + "}"
+
+
+def _keys_only(value: Any) -> Any:
+    return _TableKeys(dict.fromkeys(value, ...)) if isinstance(value, dict) else value
+
+
+def _message(detail: Any) -> str:
+    message: str = detail["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        message = message.removeprefix(prefix)
+    return message
+
+
+def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Shape] | None:
+    """Pydantic's error location as our key path: union tags and member names dropped.
+
+    None for an error of a `Literal | Model` union's scalar branch when the value is a table:
+    the table was meant for the section, whose own errors say what is wrong.
+    """
+    path: list[str | int] = []
+    shape, node = root, tree
+    for given in loc:
+        item = _field_key(shape, given, node)
+        if shape.kind is Kind.UNION and _names_variant(shape, item, node):
+            continue
+        if shape.kind is Kind.SCALAR:
+            continue  # `int`, `str`, `literal[...]`: the member of a scalar union
+        if shape.alternative is not None and not _is_field(shape, item, node):
+            if _names_variant(shape, item, node):
+                continue  # the section branch of a `Literal | Model` union
+            if isinstance(node, dict):
+                return None
+            shape = shape.alternative  # the scalar branch, for a value that is no table
+            continue
+        path.append(item)
+        shape, node = _loc_step(shape, item, node)
+    return tuple(path), shape
+
+
+def _field_key(shape: Shape, item: Any, node: Any) -> Any:
+    """A key Pydantic names a field by (an alias) as composition keys it: by the field's name."""
+    if not (shape.is_section and isinstance(item, str)):
+        return item
+    model = shape.model
+    if model is None and isinstance(node, dict) and shape.tag:
+        model = shape.variant(node.get(shape.tag))
+    return aliases_of(model).get(item, item) if model is not None else item
+
+
+def _is_field(shape: Shape, item: Any, node: Any) -> bool:
+    model = shape.model
+    if model is None and isinstance(node, dict) and shape.tag:
+        model = shape.variant(node.get(shape.tag))
+    return isinstance(item, str) and model is not None and item in model.model_fields
+
+
+def _names_variant(shape: Shape, item: Any, node: Any) -> bool:
+    if not isinstance(item, str):
+        return False
+    current = node.get(shape.tag) if isinstance(node, dict) and shape.tag else None
+    variant = shape.variant(current)
+    if variant is not None and item in variant.model_fields:
+        return False
+    models = [m for _, m in shape.variants] + ([shape.model] if shape.model else [])
+    return shape.variant(item) is not None or any(m.__name__ == item for m in models)
+
+
+def _loc_step(shape: Shape, item: Any, node: Any) -> tuple[Shape, Any]:
+    child = (
+        node.get(item)
+        if isinstance(node, dict)
+        else (
+            node[item]
+            if isinstance(node, list) and isinstance(item, int) and item < len(node)
+            else None
+        )
+    )
+    if shape.kind in (Kind.MODEL, Kind.UNION):
+        model = shape.model
+        if model is None and isinstance(node, dict) and shape.tag:
+            model = shape.variant(node.get(shape.tag))
+        fields = plan_of(model).fields if model is not None else {}
+        field = fields.get(item) if isinstance(item, str) else None
+        return (field.shape if field is not None else ANY), child
+    if shape.kind in (Kind.LIST, Kind.DICT):
+        return shape.item or ANY, child
+    return ANY, child

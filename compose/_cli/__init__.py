@@ -1,0 +1,1 @@
+"""The shell-facing layer: `cli()` for entrypoints, the `compose` command, completion."""

@@ -1,0 +1,509 @@
+"""The `compose` command: see what a composition gives, where each value came from, and why.
+
+    compose show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
+    compose explain [--schema MODULE:CLASS] KEY ARGV...
+    compose diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+    compose schema MODULE:CLASS
+    compose completion bash|zsh|fish PROG
+
+ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
+command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
+separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found differences,
+2 bad input, with the error on stderr and never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, PydanticUserError
+
+from compose._api import check_keys, resolve
+from compose._bind.validate import bind, plain_nones
+from compose._cli.complete import completion_script
+from compose._cli.entry import (
+    EXIT_BAD_INPUT,
+    output_may_close,
+    report_error,
+    warnings_as_lines,
+    write_text,
+)
+from compose._input.argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
+from compose._input.env import with_environment
+from compose._input.origins import FlagSource, Moved, Shifted
+from compose._input.search import SearchPath
+from compose._merge.defaults import default_at
+from compose._merge.fold import Composed, compose_items
+from compose._merge.lists import element_origins
+from compose._output.plain import to_data
+from compose._output.toml import to_toml
+from compose._schema.plan import masked_secrets, plan_of, walk
+from compose._schema.shape import section_models
+from compose._syntax import SECRET_MASK
+from compose._tree import KeyPath
+from compose.errors import ArgvError, ComposeError
+
+USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
+
+commands:
+  show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
+      print the composition of ARGV (interpolations as written, unless --resolved)
+  explain [--schema MODULE:CLASS] KEY ARGV...
+      every node that set KEY, in order, and the value that wins
+  diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+      the values that differ between two compositions, with their origins
+  schema MODULE:CLASS
+      the JSON Schema of a config class (for editor completion of TOML files)
+  completion bash|zsh|fish PROG
+      the shell script that completes entrypoint PROG's flags (eval it in your shell's rc)
+
+show, explain and diff also take --search-path DIR (repeatable): where file names that do not
+exist as written are looked up (then the working directory, then $COMPOSE_PATH); and
+--env-prefix PREFIX: variables named PREFIX and a key path (RL_TRAINER__OPTIM__LR, with RL_)
+set values below the files, as in an entrypoint with env_prefix=PREFIX
+"""
+_FLAGS = frozenset({"--resolved", "--origins"})
+_REPEATED = frozenset({"--search-path"})  # valued, and each one given adds to the others
+_COMPOSING = frozenset({"--env-prefix"}) | _REPEATED  # of every command that composes ARGV
+_VALUED = frozenset({"--schema", "--format"}) | _COMPOSING
+_ALL_OPTIONS = _FLAGS | _VALUED
+_ALLOWED = {
+    "show": _ALL_OPTIONS,
+    "explain": frozenset({"--schema"}) | _COMPOSING,
+    "diff": frozenset({"--resolved", "--schema"}) | _COMPOSING,
+    "schema": frozenset(),
+    "completion": frozenset(),
+}
+_HELP = ("-h", "--help", "help")
+
+
+@dataclass
+class Options:
+    flags: set[str] = field(default_factory=set)
+    values: dict[str, str] = field(default_factory=dict)
+    rest: list[str] = field(default_factory=list)
+    help: bool = False
+    repeated: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def schema(self) -> type[BaseModel] | None:
+        spec = self.values.get("--schema")
+        return load_schema(spec) if spec is not None else None
+
+    @property
+    def search_path(self) -> SearchPath:
+        return tuple(self.repeated.get("--search-path", ()))
+
+    def items(self, argv: list[str]) -> list[Item]:
+        """ARGV's nodes, after the environment node when `--env-prefix` asks for one."""
+        return with_environment(split_argv(argv), self.values.get("--env-prefix"))
+
+    @property
+    def resolved(self) -> bool:
+        return "--resolved" in self.flags
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in _HELP:
+        sys.stdout.write(USAGE)
+        return 0
+    with warnings_as_lines():  # printed first: they explain what follows
+        try:
+            return _run(args)
+        except ComposeError as error:
+            failure = error
+    report_error(failure)
+    return EXIT_BAD_INPUT
+
+
+def _run(args: list[str]) -> int:
+    command = _COMMANDS.get(args[0])
+    if command is None:
+        known = ", ".join(_COMMANDS)
+        raise ArgvError("unknown command", value=args[0], hint=f"commands: {known}")
+    options = split_options(args[1:], _ALLOWED[args[0]])
+    if options.help:
+        sys.stdout.write(USAGE)
+        return 0
+    return command(options)
+
+
+def split_options(args: list[str], allowed: frozenset[str] = _ALL_OPTIONS) -> Options:
+    """The command's own options, up to the first other token or `--`; the rest is ARGV."""
+    options = Options()
+    pos = 0
+    while pos < len(args):
+        name, eq, value = args[pos].partition("=")
+        if args[pos] == "--":
+            pos += 1
+            break
+        if args[pos] in _HELP:
+            options.help = True
+        elif name in _ALL_OPTIONS and name not in allowed:
+            raise ArgvError("is not an option of this command", key=name)
+        elif name in _FLAGS and not eq:
+            options.flags.add(name)
+        elif name in _VALUED:
+            if not eq:
+                pos += 1
+                if pos >= len(args):
+                    raise ArgvError("expects a value", key=name)
+                value = args[pos]
+            if name in _REPEATED:
+                options.repeated.setdefault(name, []).append(value)
+            else:
+                options.values[name] = value
+        else:
+            break
+        pos += 1
+    options.rest = args[pos:]
+    return options
+
+
+def load_schema(spec: str) -> type[BaseModel]:
+    """`package.module:Class`, imported with the working directory on the path."""
+    module_name, colon, class_name = spec.partition(":")
+    if not colon or not module_name or not class_name:
+        raise ArgvError("expects MODULE:CLASS", key="--schema", value=spec)
+    if os.getcwd() not in sys.path:  # last: a `yaml.py` here never shadows an installed library
+        sys.path.append(os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # any import failure is the user's to fix
+        raise ArgvError(
+            f"cannot import {module_name}: {error}", key="--schema", value=spec
+        ) from None
+    schema = getattr(module, class_name, None)
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        raise ArgvError(
+            f"{module_name} has no config class {class_name}", key="--schema", value=spec
+        )
+    return schema
+
+
+@dataclass
+class Result:
+    """A composition as the commands show it: plain data, and who set what."""
+
+    composed: Composed
+    data: dict[str, Any]  # secrets masked: what is shown
+    validated: bool
+    set_leaves: set[KeyPath]  # values some node set (an empty table enables, it sets no key)
+    empty_tables: set[KeyPath]
+    compared: dict[str, Any]  # secrets as they are: what `diff` compares, never shown
+
+    def origin(self, path: KeyPath) -> str:
+        """The node that set `path`, or "default" when none did (a value filled by defaults)."""
+        if path in self.empty_tables or any(
+            path[:depth] in self.set_leaves for depth in range(len(path), 0, -1)
+        ):
+            origins = self.composed.origins
+            merged = element_origins(origins, path, self.composed.tree)  # a list several set
+            return merged or origins.describe(path) or "default"
+        return "default"
+
+
+def compose_argv(argv: list[str], options: Options) -> Result:
+    """ARGV composed as the options say: with which schema, search path and environment."""
+    schema, resolved = options.schema, options.resolved
+    composed = compose_items(options.items(argv), schema, options.search_path)
+    check_keys(composed)
+    set_leaves = {path for path, value in leaves(composed.tree) if value != {}}
+    empty = {path for path, value in leaves(composed.tree) if value == {}}
+    if not resolved:
+        shown = masked_secrets(composed.root, composed.tree)
+        return Result(composed, shown, False, set_leaves, empty, composed.tree)
+    resolve(composed)
+    if schema is None:
+        plain = plain_nones(composed.tree)
+        return Result(composed, plain, False, set_leaves, empty, plain)
+    bound = bind(composed, schema)
+    revealed = to_data(bound, reveal=True)
+    return Result(composed, to_data(bound), True, set_leaves, empty, revealed)
+
+
+def show(options: Options) -> int:
+    fmt = options.values.get("--format", "toml")
+    if fmt not in ("toml", "json"):
+        raise ArgvError("expects toml or json", key="--format", value=fmt)
+    result = compose_argv(options.rest, options)
+    with_origins = "--origins" in options.flags
+    text = _json(result, with_origins) if fmt == "json" else _toml(result, with_origins, options)
+    _print(text, fmt)
+    return 0
+
+
+def _toml(result: Result, with_origins: bool, options: Options) -> str:
+    note: Callable[[KeyPath], str | None] | None = result.origin if with_origins else None
+    return to_toml(result.data, note=note, literal="--resolved" in options.flags)
+
+
+def _json(result: Result, with_origins: bool) -> str:
+    data = _json_data(to_data(result.data) if not result.validated else result.data)
+    if with_origins:
+        if "origins" in data:
+            raise ArgvError('the config has a key "origins": use --format toml with --origins')
+        data["origins"] = {_dotted(path): result.origin(path) for path, _ in leaves(result.data)}
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def _json_data(value: Any) -> Any:
+    """TOML-ready data for JSON: "None" is null again; an integer past Python's 4,300-digit
+    conversion limit, which JSON cannot hold as a number here, is its hexadecimal text."""
+    if isinstance(value, dict):
+        return {key: _json_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_data(item) for item in value]
+    if type(value) is int and value.bit_length() > _DECIMAL_BITS:
+        return hex(value)
+    return None if value == "None" else value
+
+
+_DECIMAL_BITS = 14_000  # below 4,300 decimal digits (14,284 bits): `str()` writes it
+
+
+def leaves(data: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
+    """Every leaf of plain data with its path; a list of scalars is one leaf."""
+    if isinstance(data, dict) and data:
+        for key, value in data.items():
+            yield from leaves(value, (*path, key))
+    elif isinstance(data, list) and data and all(isinstance(v, dict) for v in data):
+        for index, value in enumerate(data):
+            yield from leaves(value, (*path, index))
+    elif path:
+        yield path, data
+
+
+def _dotted(path: KeyPath) -> str:
+    return ".".join(str(segment) for segment in path)
+
+
+def explain(options: Options) -> int:
+    if not options.rest:
+        raise ArgvError("expects a KEY, then ARGV", key="explain")
+    key, argv = options.rest[0], options.rest[1:]
+    if key.startswith("@") or "" in key.removeprefix("--").split("."):
+        raise ArgvError("expects a KEY (a dotted path such as trainer.lr), then ARGV", value=key)
+    schema = options.schema
+    items = options.items(argv)
+    final = compose_items(items, schema, options.search_path)
+    check_keys(final)
+    path = walk(final.root, _segments(key, schema), final.tree, key).path
+    lines = [final.show_key(path)]
+    steps = _history(items, schema, path, options.search_path)
+    width = max(29, *(len(origin) + 2 for origin, _ in steps))
+    lines += [f"  {origin:<{width}}{value}" for origin, value in steps]
+    written = _at(final.tree, path)
+    with contextlib.suppress(ComposeError):
+        resolve(final)  # the winner resolved too, where the composition resolves
+    lines.append(f"  => {_winner(final, path, written)}")
+    write_text(sys.stdout, "\n".join(lines) + "\n")
+    return 0
+
+
+def _shown(composed: Composed, path: KeyPath, value: Any) -> str:
+    """`repr(value)`, masked where `path` is a secret field's."""
+    tree: Any = value
+    for segment in reversed(path):  # just the path's own tables (an index as a list)
+        tree = [*([None] * segment), tree] if isinstance(segment, int) else {segment: tree}
+    return repr(_at(masked_secrets(composed.root, tree), path))
+
+
+def _winner(final: Composed, path: KeyPath, written: Any) -> str:
+    if _shown(final, path, written) != repr(written):
+        return f"{SECRET_MASK} (from {final.origins.describe(path) or 'default'})"
+    value = _at(final.tree, path)
+    if value is not _UNSET:
+        shown = f"{written!r} (from {final.origins.describe(path) or 'default'})"
+        return shown if value == written else f"{shown}, resolved: {value!r}"
+    if final.root.model is None:
+        return "(unset)"
+    try:
+        return f"{default_at(final.root, final.tree, path)!r} (from default)"
+    except KeyError:
+        return "(unset: no default)"
+
+
+def _segments(key: str, schema: type[BaseModel] | None) -> list[str]:
+    segments = key.removeprefix("--").split(".")
+    return segments if schema is not None else [s.replace("-", "_") for s in segments]
+
+
+def _history(
+    items: list[Item], schema: type[BaseModel] | None, path: KeyPath, search_path: SearchPath
+) -> list[tuple[str, str]]:
+    """Each node that set (or deleted) the value at `path`, composing one more node at a time."""
+    env: list[Item] = [item for item in items if isinstance(item, EnvItem)]  # the bottom node
+    nodes: list[FileItem | DeleteItem] = [
+        item for item in items if isinstance(item, (FileItem, DeleteItem))
+    ]
+    values = [item for item in items if isinstance(item, ValueItem)]
+    stages: list[tuple[list[Item], str]] = [(env, _ENVIRONMENT)] if env else []
+    stages += [
+        ([*env, *nodes[:count]], nodes[count - 1].shown) for count in range(1, len(nodes) + 1)
+    ]
+    if values:
+        stages.append(([*env, *nodes, *values], "command line"))
+    steps: list[tuple[str, str]] = []
+    before: Any = _UNSET
+    read = 0  # files the stages before read: the last node's are those after
+    for stage, label in stages:
+        composed = compose_items(stage, schema, search_path)
+        value = _at(composed.tree, path)
+        alone = label == _ENVIRONMENT  # the environment node alone: it set what is there
+        if (alone and value is not _UNSET) or _set_by_last_node(composed, path, value, read):
+            steps.append((composed.origins.describe(path) or label, _shown(composed, path, value)))
+        elif value is _UNSET and before is not _UNSET:
+            steps.append((label, "(deleted)"))
+        before, read = value, len(composed.sources)
+    return steps or [("default", "(no node sets it)")]
+
+
+_ENVIRONMENT = "environment"
+
+
+def _set_by_last_node(composed: Composed, path: KeyPath, value: Any, read: int) -> bool:
+    """Whether the stage's last node wrote `path`: a flag of the CLI node, or a file it read
+    (the node's own, or one it includes), the files before `read` being earlier nodes'."""
+    if value is _UNSET:
+        return False
+    origin = composed.origins.lookup(path)
+    if isinstance(origin, FlagSource):
+        return True
+    source = origin.source if isinstance(origin, (Moved, Shifted)) else origin
+    return any(source is own for own in composed.sources[read:])
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "(unset: the class default applies)"
+
+
+_UNSET: Any = _Unset()
+
+
+def _at(tree: Any, path: KeyPath) -> Any:
+    node = tree
+    for segment in path:
+        node = _step_into(node, segment)
+    return node
+
+
+def _step_into(node: Any, segment: str | int) -> Any:
+    if isinstance(node, dict):
+        return node.get(segment, _UNSET)
+    if isinstance(node, list) and isinstance(segment, int) and segment < len(node):
+        return node[segment]
+    return _UNSET
+
+
+def diff(options: Options) -> int:
+    if "--" not in options.rest:
+        raise ArgvError("expects LEFT... -- RIGHT...", key="diff")
+    split = options.rest.index("--")
+    left = compose_argv(options.rest[:split], options)
+    right = compose_argv(options.rest[split + 1 :], options)
+    lines = list(_differences(left, right))
+    write_text(sys.stdout, "".join(line + "\n" for line in lines) if lines else "no differences\n")
+    return 1 if lines else 0
+
+
+def _differences(left: Result, right: Result) -> Iterator[str]:
+    """A line per value that differs: compared as they are, shown masked (two secrets that
+    differ are two masks, and the line says they differ)."""
+    left_leaves, right_leaves = dict(leaves(left.compared)), dict(leaves(right.compared))
+    left_shown, right_shown = dict(leaves(left.data)), dict(leaves(right.data))
+    for path in dict.fromkeys([*left_leaves, *right_leaves]):
+        before, after = left_leaves.get(path, _UNSET), right_leaves.get(path, _UNSET)
+        if before != after:
+            key = left.composed.show_key(path)
+            before, after = left_shown.get(path, _UNSET), right_shown.get(path, _UNSET)
+            yield (f"{key}: {_side(before, left, path)} -> {_side(after, right, path)}")
+
+
+def _side(value: Any, result: Result, path: KeyPath) -> str:
+    if value is _UNSET:
+        return "(unset)"
+    return f"{_json_data(value)!r} ({result.origin(path)})"  # "None" text is None again
+
+
+def completion_command(options: Options) -> int:
+    """The completion script of an entrypoint, as `_COMPOSE_COMPLETE=SHELL PROG` prints it."""
+    if len(options.rest) != 2:
+        raise ArgvError(
+            "expects SHELL PROG: bash, zsh or fish, then an entrypoint", key="completion"
+        )
+    write_text(sys.stdout, completion_script(*options.rest))
+    return 0
+
+
+def schema_command(options: Options) -> int:
+    if len(options.rest) != 1:
+        raise ArgvError("expects MODULE:CLASS", key="schema")
+    schema = load_schema(options.rest[0])
+    try:
+        document = schema.model_json_schema()
+    except PydanticUserError as error:  # a field type JSON Schema cannot describe
+        raise ArgvError(f"has no JSON Schema: {error.message}", value=options.rest[0]) from None
+    _describe_properties(document, schema)
+    _print(json.dumps(document, indent=2) + "\n", "json")
+    return 0
+
+
+def _describe_properties(document: dict[str, Any], schema: type[BaseModel]) -> None:
+    """Field docstrings as property descriptions, for editors' hover text (Pydantic has only
+    `Field(description=)`: docstrings are read when needed, not at import)."""
+    tables = {schema.__name__: document, **document.get("$defs", {})}
+    for model in _reachable_models(schema):
+        table = tables.get(model.__name__)
+        if not isinstance(table, dict):
+            continue
+        for name, prop in table.get("properties", {}).items():
+            field = plan_of(model).fields.get(name)
+            if field is not None and field.description and isinstance(prop, dict):
+                prop.setdefault("description", field.description)
+
+
+def _reachable_models(schema: type[BaseModel]) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
+    stack = [schema]
+    while stack:
+        model = stack.pop()
+        if model not in found:
+            found.append(model)
+            stack += [m for f in plan_of(model).fields.values() for m in section_models(f.shape)]
+    return found
+
+
+def _print(text: str, lexer: str) -> None:
+    if sys.stdout.isatty():
+        from compose._output import render as _render  # noqa: PLC0415  # rich costs ~30 ms: load it only to show it
+
+        with contextlib.suppress(UnicodeEncodeError):
+            _render.syntax(text, lexer, sys.stdout)
+            return
+    write_text(sys.stdout, text)
+
+
+_COMMANDS: dict[str, Callable[[Options], int]] = {
+    "show": show,
+    "explain": explain,
+    "diff": diff,
+    "schema": schema_command,
+    "completion": completion_command,
+}
+
+
+def run() -> None:
+    """Console-script entry point."""
+    with output_may_close():
+        code = main()
+    raise SystemExit(code)

@@ -1,0 +1,280 @@
+"""Entrypoints: `cli(schema)` for applications. Exit codes: 0 ok or help, 2 bad input.
+
+Bad input never shows a traceback: the error is printed once, to stderr, as a rich box on a
+terminal and as plain text otherwise. Warnings raised while composing are printed the same way.
+
+A bare `--help [SECTION]` (no files or flags to compose) is drawn without importing the
+composition engine (`compose._api`: files, interpolation, binding), which would cost an
+entrypoint's help more than drawing it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TextIO, TypeVar
+
+from pydantic import BaseModel
+
+from compose._input.argv import HelpItem, split_argv
+from compose._input.search import Dirs, SearchPath, as_search_path
+from compose._output.help import HelpScreen, help_screen, plain_help, program_name
+from compose.errors import ComposeError, ComposeWarning, HelpRequested
+
+M = TypeVar("M", bound=BaseModel)
+Resolvers = Mapping[str, Callable[..., Any]] | None
+EXIT_BAD_INPUT = 2
+COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"  # set by the completion scripts: see compose._cli.complete
+_OUR_WARNINGS = (ComposeWarning, FutureWarning)
+
+
+def cli(
+    schema: type[M],
+    argv: Sequence[str] | None = None,
+    *,
+    args: Sequence[str] | None = None,
+    default: M | None = None,
+    prog: str | None = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    resolvers: Resolvers = None,
+    description: str | None = None,
+    plain: bool | None = None,
+    wide: bool | None = None,
+) -> M:
+    """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit.
+
+    File names not found as written are looked up in `search_path` (the app's conf/
+    directories), the working directory, then $COMPOSE_PATH. With `env_prefix` (`"RL_"`),
+    environment variables `RL_SECTION__FIELD=VALUE` set fields, below files and flags.
+    `resolvers` add interpolation resolvers for this entrypoint (`compose.parse`'s).
+    `default`, an instance of `schema`, is a base below every other node: the fields its
+    author set.
+
+    `args=` is pydantic-config's spelling, for callers that handle errors themselves (tests,
+    tools): the tokens are parsed the same, but bad input raises `ConfigFileError` (every
+    `ComposeError` is one) instead of printing and exiting, and warnings are ordinary Python
+    warnings. `--help` prints and exits 0 either way, as pydantic-config's does.
+    `description` replaces the schema's docstring atop help; `plain=True` never draws with
+    rich (as does a stream that is no terminal). `wide` is taken for pydantic-config's
+    callers: help and errors always fit the terminal's width.
+    """
+    del wide  # accepted, not needed: see the docstring
+    if args is not None and argv is not None:
+        raise TypeError("cli() takes argv or args, not both")
+    name = prog or program_name()
+    dirs = as_search_path(search_path)
+    options = _Options(dirs, env_prefix, resolvers, default, description, bool(plain))
+    if args is not None:
+        return _raising(schema, list(args), name, options)
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    instruction = os.environ.get(COMPLETE_VARIABLE)
+    if instruction is not None:  # a shell asks for its script, or for candidates
+        raise SystemExit(_answer_completion(schema, instruction, tokens, name, search_path))
+    with warnings_as_lines():  # printed first: they explain what follows
+        try:
+            return _parse(schema, tokens, name, options)
+        except ComposeError as error:
+            outcome = error
+    if isinstance(outcome, HelpRequested):
+        with output_may_close():
+            show_help(_described(outcome, options.description), plain=options.plain)
+        raise SystemExit(0)
+    report_error(outcome, plain=options.plain)
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _answer_completion(
+    schema: type[BaseModel], instruction: str, args: list[str], prog: str, search_path: Dirs
+) -> int:
+    """Shell completion (`compose._cli.complete`), loaded only when a shell asks for it."""
+    from compose._cli import complete as _complete  # noqa: PLC0415  # never imported by a normal run
+
+    return _complete.respond(schema, instruction, args, prog, as_search_path(search_path))
+
+
+class _Options:
+    """What `cli` passes on to `compose.parse`, besides the schema, the tokens and the name."""
+
+    def __init__(
+        self,
+        search_path: SearchPath,
+        env_prefix: str | None,
+        resolvers: Resolvers,
+        default: BaseModel | None,
+        description: str | None = None,
+        plain: bool = False,
+    ) -> None:
+        self.search_path = search_path
+        self.env_prefix = env_prefix
+        self.resolvers = resolvers
+        self.default = default
+        self.description = description
+        self.plain = plain
+
+
+def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
+    """`cli(schema, args=...)`: errors are raised; help is printed, and exits 0."""
+    try:
+        return _parse(schema, args, prog, options)
+    except HelpRequested as asked:
+        show_help(_described(asked, options.description), plain=options.plain)
+        raise SystemExit(0) from None
+
+
+def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
+    """The help with the app's `description` atop it instead of the schema's docstring."""
+    screen = asked.screen
+    if description is None or not isinstance(screen, HelpScreen):
+        return asked
+    screen.summary = description
+    return HelpRequested(plain_help(screen), screen)
+
+
+def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
+    """`compose.parse`, with a bare help request answered as it would answer it."""
+    section = _bare_help(args)
+    env_prefix, search_path = options.env_prefix, options.search_path
+    if section is not None and not _environment_sets(env_prefix):
+        with collector_paused():
+            screen = help_screen(
+                schema, prog, section, search_path=search_path, env_prefix=env_prefix
+            )
+            text = plain_help(screen)
+        raise HelpRequested(text, screen)
+    from compose._api import parse  # noqa: PLC0415  # lazy for cold start: see the docstring
+
+    return parse(
+        schema,
+        args,
+        prog=prog,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        resolvers=options.resolvers,
+        default=options.default,
+    )
+
+
+def _environment_sets(prefix: str | None) -> bool:
+    """Whether variables named with the app's prefix are set: help then shows what they set."""
+    if not prefix:
+        return False
+    return any(name.startswith(prefix) for name in os.environ)
+
+
+def _bare_help(args: list[str]) -> str | None:
+    """The section asked for (`""` for all) if `args` only ask for help, else None."""
+    try:
+        items = split_argv(args)
+    except ComposeError:  # `parse` reports it
+        return None
+    if not items or not all(isinstance(item, HelpItem) for item in items):
+        return None
+    last = items[-1]
+    return last.section if isinstance(last, HelpItem) else None
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a short task that makes many objects and few cycles.
+
+    Drawing help allocates ~50k containers: at Pydantic's heap size the collections they set off
+    cost 15% of drawing it (callgrind). Reference counting still frees everything else."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def warnings_as_lines() -> Iterator[None]:
+    """Our warnings (a union switch, a renamed key) as `warning: ...` lines on stderr, printed
+    before the result or error they led to; other warnings pass through untouched."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            _show_warnings(caught)
+
+
+def show_help(help_requested: HelpRequested, *, plain: bool = False) -> None:
+    screen = help_requested.screen
+    if isinstance(screen, HelpScreen) and not plain and _terminal(sys.stdout):
+        rendered = _rich(lambda render: render.help_panels(screen, sys.stdout))
+        if rendered:
+            return
+    write_text(sys.stdout, help_requested.text)
+
+
+def report_error(error: ComposeError, *, plain: bool = False) -> None:
+    if (
+        not plain
+        and _terminal(sys.stderr)
+        and _rich(lambda render: render.error_box(error, sys.stderr))
+    ):
+        return
+    write_text(sys.stderr, f"error: {error.format()}\n")
+
+
+EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what the shell sees when other tools end so
+
+
+@contextlib.contextmanager
+def output_may_close() -> Iterator[None]:
+    """Output read by a program that stops reading (`rl --help | head -1`) ends the process
+    quietly, as other command-line tools end, never with a `BrokenPipeError` traceback."""
+    try:
+        yield
+        sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that is quiet too
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(EXIT_OUTPUT_CLOSED) from None
+
+
+def write_text(stream: TextIO, text: str) -> None:
+    """Write `text`, escaping what the stream's encoding cannot hold (undecodable argv bytes
+    come back as surrogates): output must never be the thing that fails."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _terminal(stream: TextIO) -> bool:
+    return stream.isatty()
+
+
+def _rich(draw: Callable[[Any], None]) -> bool:
+    """Draw with rich (imported only now: it costs ~30 ms); False if the text cannot be shown."""
+    from compose._output import render as _render  # noqa: PLC0415
+
+    try:
+        draw(_render)
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
+    shown: set[str] = set()  # once each: `compose explain` composes the same nodes again
+    for message in caught:
+        if issubclass(message.category, _OUR_WARNINGS):
+            line = f"warning: {message.message}\n"
+            if line not in shown:
+                shown.add(line)
+                write_text(sys.stderr, line)
+        else:
+            warnings.warn_explicit(
+                message.message, message.category, message.filename, message.lineno
+            )

@@ -1,0 +1,168 @@
+"""Reading file nodes into plain dicts.
+
+Every OS, decoding and syntax failure becomes a `SourceError` here, at the boundary, naming the
+file as the user wrote it; nothing past this module sees a raw `OSError` or `TOMLDecodeError`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import Any
+
+import tomli
+
+from compose._input.formats import JSON, TOML, format_of, parse_json, parse_yaml
+from compose._input.origins import FileSource
+from compose._input.search import SearchPath, find_file
+from compose._tree import MAX_DEPTH, KeyPath, too_deep
+from compose.errors import SourceError
+
+
+def read_text(shown: str) -> str:
+    """The UTF-8 text of the file the user named `shown` (a path, relative to the cwd)."""
+    return _decode(shown, _bytes_of(shown)[0])
+
+
+def _read(name: str, search_path: SearchPath) -> tuple[str, str, bool]:
+    """The file `name` means (as shown), its text, and whether it is a regular file (one that
+    can be read again). A name not there as written is looked up on the search path."""
+    shown = name
+    try:
+        data, regular = _read_bytes(name)
+    except (FileNotFoundError, IsADirectoryError) as missing:
+        shown = find_file(name, search_path)  # raises, naming the directories, if not found
+        if shown == name:
+            raise _unreadable(name, missing) from None
+        data, regular = _bytes_of(shown)
+    except (OSError, ValueError) as error:
+        raise _unreadable(name, error) from None
+    return shown, _decode(shown, data), regular
+
+
+def _bytes_of(shown: str) -> tuple[bytes, bool]:
+    """`_read_bytes`, every OS failure a `SourceError` naming `shown`."""
+    try:
+        return _read_bytes(shown)
+    except (OSError, ValueError) as error:
+        raise _unreadable(shown, error) from None
+
+
+def _read_bytes(path: str) -> tuple[bytes, bool]:
+    """The bytes of the file at `path`, and whether it is a regular file.
+
+    Read with `os` calls: `open()` builds two file objects and makes five more system calls
+    (an `isatty` probe, two seeks, a second `fstat`, a last read), for the few KB of a config.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        status = os.fstat(fd)
+        if stat.S_ISDIR(status.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        regular = stat.S_ISREG(status.st_mode)
+        if status.st_size > MAX_FILE_BYTES:
+            raise _too_large(path)
+        data = os.read(fd, status.st_size + 1 if regular else _CHUNK)
+        # One read suffices when it gives the size fstat said; else (a pipe, a short read, a
+        # file that grew or shrank, a /proc file that says 0) read on to the end, or the limit
+        if not regular or len(data) != status.st_size:
+            chunks, size = [data], len(data)
+            while chunk := os.read(fd, _CHUNK):
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:  # /dev/zero, an endless FIFO
+                    raise _too_large(path)
+            data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    return data, regular
+
+
+MAX_FILE_BYTES = 64 << 20  # 64 MiB: a config past this is no config (docs/04)
+
+
+def _too_large(path: str) -> SourceError:
+    return SourceError(
+        f"larger than {MAX_FILE_BYTES >> 20} MiB: not read", origin=path, hint="is it a config?"
+    )
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 16
+
+
+def _unreadable(shown: str, error: BaseException) -> SourceError:
+    if isinstance(error, FileNotFoundError):
+        return SourceError("file not found", origin=shown, hint=_where(shown))
+    if isinstance(error, IsADirectoryError):
+        return SourceError("is a directory, not a file", origin=shown)
+    if isinstance(error, PermissionError):
+        return SourceError("permission denied", origin=shown)
+    # symlink loops, NUL bytes, names too long
+    reason = getattr(error, "strerror", None) or str(error)
+    return SourceError(f"cannot be read: {reason}", origin=shown)
+
+
+def _where(shown: str) -> str | None:
+    if os.path.isabs(shown):
+        return None
+    return f"looked in {os.getcwd()}"
+
+
+def _decode(shown: str, data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        byte = data[error.start : error.start + 1].hex()
+        raise SourceError(f"not valid UTF-8 (byte 0x{byte})", origin=f"{shown}:{line}") from None
+    return text.removeprefix("\ufeff")  # a byte-order mark, as some editors on Windows write
+
+
+def load_file(
+    name: str, prefix: KeyPath = (), search_path: SearchPath = ()
+) -> tuple[dict[str, Any], FileSource]:
+    """Parse one file node (`name` as written, else found on the search path); the source can
+    read the text again to find lines on demand.
+
+    Only a regular file is read again: a pipe (`@ <(generate)`) has nothing more to give, so
+    its source keeps the text.
+    """
+    shown, text, regular = _read(name, search_path)
+    return parse_file(shown, text), FileSource(shown, text, prefix, read_text if regular else None)
+
+
+def parse_file(shown: str, text: str) -> dict[str, Any]:
+    """A file node's table, read by the file's suffix: JSON, YAML, else TOML (see `_formats`)."""
+    kind = format_of(shown)
+    if kind == TOML:
+        return parse_toml(shown, text)
+    return parse_json(shown, text) if kind == JSON else parse_yaml(shown, text)
+
+
+def parse_toml(shown: str, text: str) -> dict[str, Any]:
+    try:
+        table = tomli.loads(text)
+    except tomli.TOMLDecodeError as error:
+        message = getattr(error, "msg", str(error))
+        where = f"{shown}:{getattr(error, 'lineno', '?')}:{getattr(error, 'colno', '?')}"
+        raise SourceError(f"invalid TOML: {message}", origin=where) from None
+    except RecursionError:
+        raise SourceError("invalid TOML: nested too deeply", origin=shown) from None
+    except ValueError as error:  # an integer longer than Python converts (4,300 digits)
+        raise SourceError(f"invalid TOML: {error}", origin=shown) from None
+    if may_nest_too_deep(text) and too_deep(table):
+        raise SourceError(f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown)
+    return table
+
+
+def may_nest_too_deep(text: str) -> bool:
+    """Whether TOML `text` has the structure to nest past `MAX_DEPTH`: the walk is then needed.
+
+    Each level of a path costs the text a character: a key's segment past its first a `.`; an
+    array's index a `[` (of the array, or of a `[[header]]` of an array of tables); an inline
+    table's first key segment its `{`. Only two levels are free: the first segment of a header
+    and of a key. Counting three characters (fast, in C) clears most files without the walk.
+    """
+    return text.count(".") + text.count("[") + text.count("{") + 2 > MAX_DEPTH

@@ -1,0 +1,231 @@
+"""YAML file nodes, through PyYAML's safe loader: this module is imported only to read YAML.
+
+The loader is `yaml.safe_load`'s (its C version when PyYAML has libyaml), held to TOML's rules:
+keys must be text (`on:` and `1:` are refused: YAML reads them as a boolean and an integer), each
+written once in its mapping; the tags of Python objects are refused (the safe loader knows none),
+and so are `!!set`, `!!omap`, `!!pairs` and `!!binary`, whose values no TOML file can hold. One
+thing is changed from YAML 1.1: `1e-4` is a number, as in TOML and JSON (PyYAML reads a float
+only with a dot and a signed exponent, so that `lr: 1e-4` would be text).
+
+The tree is copied out of what the loader built, nulls as the text "None" (see `_formats`): an
+alias gives the same object in two places, and a later node changing one must not change both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.constructor import ConstructorError
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from compose._input.formats import Path, top_table
+from compose._syntax import NONE_TEXT
+from compose._tree import MAX_DEPTH
+from compose.errors import SourceError
+
+try:  # libyaml's parser is ten times faster; PyYAML may have been built without it
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # PyYAML built without libyaml
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+MAX_ALIASED = 100_000  # values copied again for aliases, which can nest ("billion laughs")
+_TAG = "tag:yaml.org,2002:"
+_MERGE = f"{_TAG}merge"
+_READ_AS = {"bool": "a boolean", "int": "an integer", "float": "a number", "null": "null"}
+_PLAIN_DATA = "the safe loader reads tables, lists, text, numbers, booleans, dates and null"
+
+
+class _BadKey(Exception):
+    def __init__(self, message: str, node: Node, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = node.start_mark.line + 1
+        self.hint = hint
+
+
+class _Loader(_SafeLoader):
+    """`yaml.safe_load`'s loader, refusing keys that are not text or are written twice."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._checked: set[int] = set()
+
+    def flatten_mapping(self, node: MappingNode) -> None:
+        # Every mapping passes here before its `<<` merges are spliced into it (which may
+        # repeat its own keys): its keys are checked as written, once.
+        if id(node) not in self._checked:
+            self._checked.add(id(node))
+            _check_keys(node)
+        super().flatten_mapping(node)
+
+
+def _check_keys(node: MappingNode) -> None:
+    seen: dict[str, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == _MERGE:
+            continue
+        if not isinstance(key_node, ScalarNode) or key_node.tag != f"{_TAG}str":
+            raise _not_text(key_node)
+        key, line = key_node.value, key_node.start_mark.line + 1
+        if key in seen:
+            raise _BadKey(f'duplicate key "{key}" (first written at line {seen[key]})', key_node)
+        seen[key] = line
+
+
+def _not_text(node: Node) -> _BadKey:
+    if not isinstance(node, ScalarNode):
+        kind = "a table" if isinstance(node, MappingNode) else "a list"
+        return _BadKey(f"a key must be text, not {kind}", node)
+    tag = node.tag.removeprefix(_TAG)
+    read_as = _READ_AS.get(tag, f"a {tag}" if node.tag.startswith(_TAG) else f"the tag {tag}")
+    return _BadKey(
+        f"key {node.value} is read by YAML as {read_as}, not as text: keys must be text",
+        node,
+        hint=f'quote it: "{node.value}":',
+    )
+
+
+def _refuse(loader: _Loader, node: Node) -> Any:
+    return loader.construct_undefined(node)  # the error of a tag the safe loader does not know
+
+
+for _name in ("set", "omap", "pairs", "binary"):
+    _Loader.add_constructor(f"{_TAG}{_name}", _refuse)
+_Loader.add_implicit_resolver(  # 1e-4, 1.5e3: numbers, as TOML and JSON read them
+    f"{_TAG}float",
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def parse(shown: str, text: str) -> dict[str, Any]:
+    """The table of a YAML file node: an empty document is an empty table."""
+    value = _load(shown, text)
+    table = {} if value is None else top_table(shown, value, "a mapping")
+    try:
+        copied: dict[str, Any] = _Copy()(table, 0)
+    except _TooBig as error:
+        raise SourceError(str(error), origin=shown) from None
+    return copied
+
+
+def _load(shown: str, text: str) -> Any:
+    loader = _Loader(text)
+    try:
+        return loader.get_single_data()
+    except _BadKey as bad:
+        raise SourceError(bad.message, origin=f"{shown}:{bad.line}", hint=bad.hint) from None
+    except yaml.MarkedYAMLError as error:
+        raise _syntax_error(shown, error) from None
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow
+        raise _character_error(shown, text, error) from None
+    except yaml.YAMLError as error:  # none other is raised; this keeps the promise of no trace
+        raise SourceError(f"invalid YAML: {error}", origin=shown) from None
+    except RecursionError:
+        raise SourceError("invalid YAML: nested too deeply", origin=shown) from None
+    except ValueError as error:  # an integer longer than Python converts (4,300 digits)
+        raise SourceError(f"invalid YAML: {error}", origin=shown) from None
+    finally:
+        loader.dispose()
+
+
+def _syntax_error(shown: str, error: yaml.MarkedYAMLError) -> SourceError:
+    mark = error.problem_mark or error.context_mark
+    where = f"{shown}:{mark.line + 1}:{mark.column + 1}" if mark else shown
+    problem = ", ".join(part for part in (error.context, error.problem) if part) or "not YAML"
+    hint = _PLAIN_DATA if isinstance(error, ConstructorError) and "tag" in problem else None
+    return SourceError(f"invalid YAML: {problem}", origin=where, hint=hint)
+
+
+def _character_error(shown: str, text: str, error: yaml.reader.ReaderError) -> SourceError:
+    line = text.count("\n", 0, error.position) + 1
+    code = error.character
+    character = f"#x{code:04x}" if isinstance(code, int) else repr(code)
+    return SourceError(f"invalid YAML: {error.reason} ({character})", origin=f"{shown}:{line}")
+
+
+class _TooBig(Exception):
+    pass
+
+
+class _Copy:
+    """Copies a loaded tree: nulls as "None", shared (aliased) tables and lists made separate."""
+
+    def __init__(self) -> None:
+        self.left = MAX_ALIASED
+        self.open: set[int] = set()  # the tables and lists being copied: a path from the root
+        self.seen: set[int] = set()  # those copied once: met again, they came by an alias
+
+    def __call__(self, value: Any, depth: int) -> Any:
+        if value is None:
+            return NONE_TEXT
+        if not isinstance(value, (dict, list)):
+            return value
+        if id(value) in self.open:
+            raise _TooBig("an alias inside its own anchor: the value would hold itself")
+        if depth > MAX_DEPTH:
+            raise _TooBig(f"tables or lists nested deeper than {MAX_DEPTH} levels")
+        if id(value) in self.seen:
+            self.left -= len(value)
+            if self.left < 0:
+                raise _TooBig(f"aliases expand to more than {MAX_ALIASED:,} values")
+        self.seen.add(id(value))
+        self.open.add(id(value))
+        if isinstance(value, dict):
+            copied: Any = {key: self(child, depth + 1) for key, child in value.items()}
+        else:
+            copied = [self(child, depth + 1) for child in value]
+        self.open.discard(id(value))
+        return copied
+
+
+# --- lines -----------------------------------------------------------------------------------
+
+
+def key_lines(text: str) -> dict[Path, int]:
+    """Map every key path of the YAML document `text` to the 1-based line where it is written.
+
+    Keys map to the line of the key, list elements to the line where the element starts; what
+    an alias or a `<<` merge brings maps to the line of the alias or of the `<<` key. A text
+    that no longer parses (changed since it was composed) maps nothing.
+    """
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return {}
+    lines: dict[Path, int] = {}
+    if root is not None:
+        _record(root, (), lines, set())
+    return lines
+
+
+def _record(node: Node, path: Path, lines: dict[Path, int], seen: set[int]) -> None:
+    if id(node) in seen or len(path) > MAX_DEPTH:
+        return  # an alias: what it brings is at the alias's line, recorded by the caller
+    seen.add(id(node))
+    if isinstance(node, SequenceNode):
+        for index, item in enumerate(node.value):
+            element = (*path, index)
+            lines[element] = item.start_mark.line + 1
+            _record(item, element, lines, seen)
+    elif isinstance(node, MappingNode):
+        for key_node, value in node.value:
+            if key_node.tag == _MERGE:
+                _record_merged(value, path, key_node.start_mark.line + 1, lines)
+            elif isinstance(key_node, ScalarNode):
+                key_path = (*path, key_node.value)
+                lines[key_path] = key_node.start_mark.line + 1
+                _record(value, key_path, lines, seen)
+
+
+def _record_merged(merged: Node, path: Path, line: int, lines: dict[Path, int]) -> None:
+    """Keys a `<<` merge brings are at its line, unless the mapping writes them itself."""
+    mappings = merged.value if isinstance(merged, SequenceNode) else [merged]
+    for mapping in mappings:
+        if isinstance(mapping, MappingNode):
+            for key_node, _ in mapping.value:
+                if isinstance(key_node, ScalarNode):
+                    key_path = (*path, key_node.value)
+                    lines.setdefault(key_path, line)

@@ -1,0 +1,1 @@
+"""Stage 3: `${...}` interpolation; imports nothing of the engine."""

@@ -1,0 +1,114 @@
+"""The resolvers interpolation knows besides the registry: the built-ins (`oc.env`,
+`oc.select`) and those registered with omegaconf, called with plain arguments.
+
+The registry itself (`register_resolver`) lives in `compose._interp.resolve`, where lookups read it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = [
+    "BUILTINS",
+    "Resolver",
+    "ResolverRefusal",
+    "oc_select",
+    "omegaconf_names",
+    "omegaconf_resolver",
+]
+
+Resolver = Callable[..., Any]
+
+
+class ResolverRefusal(Exception):
+    """A resolver's own clear refusal (an unset variable), reported without a traceback name."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+_NO_DEFAULT: Any = object()
+
+
+def oc_env(key: Any = None, default: Any = _NO_DEFAULT) -> str | None:
+    """`${oc.env:VAR}`, `${oc.env:VAR,default}`: a `null` default is None, others are str()."""
+    if key is None or key == "":
+        raise ResolverRefusal(
+            "oc.env needs the name of a variable", "write ${oc.env:NAME} or ${oc.env:NAME,default}"
+        )
+    value = os.environ.get(str(key))
+    if value is not None:
+        return value
+    if default is _NO_DEFAULT:
+        hint = f"set it, or give a default: ${{oc.env:{key},default}}"
+        raise ResolverRefusal(f"environment variable {key} is not set", hint)
+    return None if default is None else str(default)
+
+
+def oc_select(*args: Any) -> Any:
+    """Placeholder: `oc.select` reads the config, so the resolution evaluates it itself."""
+    raise AssertionError("oc.select is evaluated by the resolution itself")
+
+
+BUILTINS: dict[str, Resolver] = {"oc.env": oc_env, "oc.select": oc_select}
+_OMEGACONF_NODE_PARAMETERS = frozenset({"_parent_", "_root_", "_node_"})
+
+
+def _omegaconf_registry() -> dict[str, Any]:
+    """omegaconf's registered resolvers, if omegaconf is imported already (never imported here:
+    it is slow to import and optional)."""
+    module = sys.modules.get("omegaconf.basecontainer")
+    registry = getattr(getattr(module, "BaseContainer", None), "_resolvers", None)
+    return registry if isinstance(registry, dict) else {}
+
+
+def omegaconf_resolver(name: str) -> Resolver | None:
+    """omegaconf's resolver `name` as a plain function (or one that refuses), else None."""
+    wrapper = _omegaconf_registry().get(name)
+    if wrapper is None:
+        return None
+    return _unwrap_omegaconf(name, wrapper)
+
+
+def omegaconf_names() -> set[str]:
+    """omegaconf's resolvers worth naming: its own node-based ones would only refuse."""
+    return {
+        name
+        for name, wrapper in _omegaconf_registry().items()
+        if not isinstance(_unwrap_omegaconf(name, wrapper), functools.partial)
+    }
+
+
+def _unwrap_omegaconf(name: str, wrapper: Any) -> Resolver:
+    """The user's function inside omegaconf's wrapper (its closure variable `resolver`), to be
+    called with plain arguments. Functions that want `_parent_`/`_root_`/`_node_` need
+    omegaconf's nodes, which plain data does not have: calling them is refused."""
+    code = getattr(wrapper, "__code__", None)
+    cells = getattr(wrapper, "__closure__", None)
+    if code is not None and cells is not None and "resolver" in code.co_freevars:
+        fn = cells[code.co_freevars.index("resolver")].cell_contents
+        if callable(fn) and not _wants_omegaconf_nodes(fn):
+            return fn  # type: ignore[no-any-return]
+    return functools.partial(_refuse_omegaconf, name)
+
+
+def _wants_omegaconf_nodes(fn: Resolver) -> bool:
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return not _OMEGACONF_NODE_PARAMETERS.isdisjoint(parameters)
+
+
+def _refuse_omegaconf(name: str, *args: Any) -> Any:
+    raise ResolverRefusal(
+        f"resolver {name} is omegaconf's and needs its config nodes (_parent_, _root_ or _node_)",
+        "register a plain function with compose.register_resolver",
+    )

@@ -1,0 +1,1 @@
+"""Stage 2: the nodes folded, in order, into one tree, with who set what."""

@@ -1,0 +1,236 @@
+"""Type-directed conversion of command-line text by the target's `Shape`.
+
+Values are typed here, before merging and interpolation, so `--seed 3` is the int 3 wherever
+it goes (a validator comparing it with a TOML int sees equal values). Text that does not fit
+its type is left as text for Pydantic to reject with the flag as its origin.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from typing import Any
+
+import tomli
+
+from compose._schema.shape import Kind, Shape
+from compose._syntax import INTERPOLATION, NONE_TEXT
+from compose._tree import MAX_DEPTH, too_deep
+from compose.errors import ArgvError, ConfigValidationError
+
+_TRUE = frozenset({"true", "1"})
+_FALSE = frozenset({"false", "0"})
+
+
+class Enable:
+    """A bare `--section` flag: enable an optional section, keeping what is set in it."""
+
+
+ENABLE = Enable()
+
+
+def convert(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) -> Any:
+    """The typed value of a flag's tokens (`key` and `origin` name it in errors)."""
+    if not tokens:
+        return _bare(shape, key, origin)
+    if shape.kind is Kind.LIST:
+        return _list_value(tokens, shape, key, origin)
+    if len(tokens) > 1:
+        raise ArgvError(
+            f"takes one value, got {len(tokens)}",
+            key=key,
+            value=" ".join(tokens),
+            origin=origin,
+            hint="quote a value that contains spaces",
+        )
+    return convert_text(tokens[0], shape, key, origin)
+
+
+def _bare(shape: Shape, key: str, origin: str) -> Any:
+    kind = shape.kind
+    if kind in (Kind.BOOL, Kind.ANY):
+        return True
+    if kind in (Kind.MODEL, Kind.UNION):
+        return ENABLE
+    if kind is Kind.LIST:
+        return []
+    if kind is Kind.DICT:
+        return {}
+    raise ArgvError("expects a value", key=key, origin=origin)
+
+
+def convert_text(text: str, shape: Shape, key: str, origin: str) -> Any:
+    """One token for one target; an interpolation waits, as text, to be resolved first."""
+    if INTERPOLATION in text:
+        return text
+    if text == NONE_TEXT:
+        return none_for(shape, key, origin)
+    kind = shape.kind
+    if kind is Kind.STR:
+        return text
+    if kind is Kind.BOOL:
+        return _bool(text, key, origin)
+    if kind is Kind.SCALAR:
+        return _scalar(text, shape)
+    if kind in (Kind.MODEL, Kind.UNION) and shape.alternative is not None:
+        return convert_text(text, shape.alternative, key, origin)
+    if kind in (Kind.MODEL, Kind.UNION):
+        raise ArgvError(
+            "is a section: set its fields one by one, or load a file into it",
+            key=key,
+            value=text,
+            origin=origin,
+            hint=f"use {key}.FIELD VALUE or {key} @ FILE",
+        )
+    if kind is Kind.DICT:
+        return _json(text, key, origin, dict)
+    return untyped(text, key, origin)
+
+
+def none_for(shape: Shape, key: str, origin: str) -> Any:
+    """The text "None" where the type admits None or text, else an error.
+
+    It stays text in the tree, as a file's `"None"` does: the class that validates the section
+    reads it as None (`compose._schema.prepare`), after any before-validator of the app's own that
+    looks for that text (pydantic-config passes it so, and apps rely on it)."""
+    if shape.nullable or shape.accepts_str:
+        return NONE_TEXT
+    raise ConfigValidationError("does not accept None", key=key, value=NONE_TEXT, origin=origin)
+
+
+def may_spell_none(text: str) -> bool:
+    """Whether TOML or JSON `text` may hold the string "None": as written, or through escapes."""
+    return NONE_TEXT in text or "\\" in text
+
+
+def _bool(text: str, key: str, origin: str) -> bool:
+    lowered = text.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ConfigValidationError(
+        "expects a boolean: true, false, 1 or 0", key=key, value=text, origin=origin
+    )
+
+
+def _scalar(text: str, shape: Shape) -> Any:
+    if shape.literal:
+        return _literal(text, shape.members)
+    for member in shape.members:
+        value = _as_member(text, member)
+        if value is not None:
+            return value
+    return text
+
+
+def _literal(text: str, values: tuple[Any, ...]) -> Any:
+    for value in values:
+        if str(value) == text or (isinstance(value, bool) and text.lower() == str(value).lower()):
+            return value
+    return text  # not a choice: Pydantic names the choices
+
+
+def _as_member(text: str, member: Any) -> Any:
+    if member is bool:
+        lowered = text.lower()
+        return True if lowered in _TRUE else False if lowered in _FALSE else None
+    if member is int:
+        return _number(text, int)
+    if member is float:
+        return _number(text, float)
+    if isinstance(member, type) and issubclass(member, enum.Enum):
+        return _enum_value(text, member)
+    return None
+
+
+def _number(text: str, kind: type) -> Any:
+    value = parse_toml_value(text)
+    if kind is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:  # an integer past float's range: Pydantic refuses it, as in a file
+            return value
+    return None
+
+
+def _enum_value(text: str, member: type[enum.Enum]) -> Any:
+    for item in member:
+        if str(item.value) == text:
+            return item.value
+    return None
+
+
+def _list_value(tokens: tuple[str, ...], shape: Shape, key: str, origin: str) -> list[Any] | str:
+    item = shape.item
+    if len(tokens) == 1 and tokens[0].startswith("["):
+        values = _json(tokens[0], key, origin, list)
+        return [_typed_json(v, item, f"{key}.{i}", origin) for i, v in enumerate(values)]
+    if len(tokens) == 1 and tokens[0] == NONE_TEXT and shape.nullable:
+        return NONE_TEXT  # `--l None` on an optional list: None (`none_for`)
+    if item is None:
+        return [untyped(token, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
+    return [convert_text(token, item, f"{key}.{i}", origin) for i, token in enumerate(tokens)]
+
+
+def _typed_json(value: Any, item: Shape | None, key: str, origin: str) -> Any:
+    """A JSON element: a string "None" follows the None rule of the element's type."""
+    if value == NONE_TEXT and item is not None:
+        return none_for(item, key, origin)
+    return value
+
+
+def _json(text: str, key: str, origin: str, expected: type) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ArgvError(
+            f"invalid JSON: {error.msg} at column {error.colno}",
+            key=key,
+            value=text,
+            origin=origin,
+        ) from None
+    except (RecursionError, ValueError) as error:  # nested too deeply, an int too long
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        raise ArgvError(f"invalid JSON: {reason}", key=key, value=text, origin=origin) from None
+    if too_deep(value):
+        raise ArgvError(
+            f"JSON nested deeper than {MAX_DEPTH} levels", key=key, value=text, origin=origin
+        )
+    if not isinstance(value, expected):
+        want = "object" if expected is dict else "array"
+        raise ArgvError(f"expects a JSON {want}", key=key, value=text, origin=origin)
+    return value
+
+
+def untyped(text: str, key: str, origin: str) -> Any:
+    """Text for an untyped target: a TOML or JSON value where it parses as one, else text."""
+    if text == NONE_TEXT:
+        return None
+    if text.startswith("{"):
+        return _json(text, key, origin, dict)
+    value = parse_toml_value(text)
+    return text if value is None else value
+
+
+def parse_toml_value(text: str) -> Any:
+    """`3`, `1e-3`, `true`, `[1, 2]` as TOML reads them; None when the text is no TOML value."""
+    if not text or text[0] not in "+-0123456789.tfin[\"'":
+        return None  # the common case, text, costs no parse
+    try:
+        if _TOML_INT.fullmatch(text):  # plain numbers, most flags: what tomli would give
+            return int(text)
+        if _TOML_FLOAT.fullmatch(text):
+            return float(text)
+        return tomli.loads(f"v = {text}")["v"]
+    except (tomli.TOMLDecodeError, RecursionError, ValueError):
+        return None  # ValueError: an integer longer than Python converts
+
+
+# TOML's decimal integers and floats, without underscores (no leading zeros); exponents too:
+# learning rates are written `1e-5`
+_TOML_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_TOML_FLOAT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")

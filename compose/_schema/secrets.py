@@ -1,0 +1,94 @@
+"""Secrets read from the environment, which the files compose writes name instead of holding.
+
+A `SecretStr` field set to `${oc.env:NAME}` gets its value from this process's environment.
+Written into a run's config files literally, the key would sit on disk and travel with the
+run directory; written as the reference, each component reads its own environment, as the
+user meant. So binding hands Pydantic the resolved value wrapped in a `SecretStr` subclass
+that remembers its reference (Pydantic keeps an instance of the field's class as it is), and
+the writers put the reference back (`compose._output.plain.to_data`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretBytes, SecretStr
+
+__all__ = [
+    "EnvSecretBytes",
+    "EnvSecretStr",
+    "FromEnvironment",
+    "Verbatim",
+    "env_reference",
+    "from_environment",
+]
+
+# Exactly one `${oc.env:NAME}` or `${oc.env:NAME,default}`: the whole value is the variable's.
+# Anything more (text around it, a second reference) may need other keys of the tree, which a
+# component's own file need not hold: such a value is written as its resolved text.
+_ENV_REFERENCE = r"\$\{oc\.env:[A-Za-z_][A-Za-z0-9_]*(,[^${}\\]*)?\}"
+
+
+def env_reference(text: str) -> bool:
+    """Whether `text` is a single reference to an environment variable, and nothing else.
+    (`re` caches the compiled pattern: compiling it at import would tax every `--help`, which
+    loads this module with the writers.)"""
+    return re.fullmatch(_ENV_REFERENCE, text) is not None
+
+
+class Verbatim(str):
+    """Text a TOML writer writes as it is: a reference it must not escape into a literal."""
+
+    __slots__ = ()
+
+
+class FromEnvironment:
+    """The reference a secret was resolved from. Equal to any secret of the same value, as a
+    plain `SecretStr` is: where the value came from is not part of the config."""
+
+    reference: str
+
+    if TYPE_CHECKING:  # the secret class's, after this one in the method order
+
+        def get_secret_value(self) -> Any: ...
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (SecretStr, SecretBytes)):
+            return NotImplemented
+        return bool(self.get_secret_value() == other.get_secret_value())
+
+    def __hash__(self) -> int:
+        return hash(self.get_secret_value())
+
+
+class EnvSecretStr(FromEnvironment, SecretStr):
+    """A `SecretStr` whose value came from `reference` (`${oc.env:NAME}`)."""
+
+    def __init__(self, secret_value: str, reference: str) -> None:
+        super().__init__(secret_value)
+        self.reference = reference
+
+
+class EnvSecretBytes(FromEnvironment, SecretBytes):
+    """A `SecretBytes` whose value came from `reference` (`${oc.env:NAME}`)."""
+
+    def __init__(self, secret_value: bytes, reference: str) -> None:
+        super().__init__(secret_value)
+        self.reference = reference
+
+
+def from_environment(value: Any, reference: str, annotation: Any) -> Any:
+    """`value`, resolved from `reference`, as the secret class of `annotation` that remembers
+    it; anything but text (None, a default's value) as it is."""
+    if not isinstance(value, str):
+        return value
+    if _mentions(annotation, SecretStr):
+        return EnvSecretStr(value, reference)
+    if _mentions(annotation, SecretBytes):
+        return EnvSecretBytes(value.encode(), reference)
+    return value
+
+
+def _mentions(annotation: Any, cls: type) -> bool:
+    return annotation is cls or any(_mentions(a, cls) for a in getattr(annotation, "__args__", ()))
