@@ -9,3 +9,5 @@ NONE_TEXT = "None"  # TOML has no null: the text "None" means None where a type 
 MANDATORY = "???"  # OmegaConf's mandatory value: still unset at the end, an error
 INTERPOLATION = "${"  # where resolution has work to do
 SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)
+# The variable the completion scripts set when they ask an entrypoint for candidates
+COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"

@@ -19,12 +19,12 @@ from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case, Raises
 from compose._interp import resolve as _interp
 from compose._interp.resolve import (
     MANDATORY,
-    Path,
     escape,
     needs_resolution,
     register_resolver,
     resolve_tree,
 )
+from compose._tree import KeyPath
 from compose.errors import ComposeError, ErrorGroup, InterpolationError
 
 
@@ -40,7 +40,7 @@ def _error(tree: dict[str, Any], **kwargs: Any) -> ComposeError:
     return info.value
 
 
-def _missing(path: Path) -> Any:
+def _missing(path: KeyPath) -> Any:
     raise KeyError(path)
 
 
@@ -384,9 +384,9 @@ def test_omegaconf_is_never_imported_by_us() -> None:
 
 
 def test_default_at_is_asked_for_the_full_missing_path() -> None:
-    asked: list[Path] = []
+    asked: list[KeyPath] = []
 
-    def default_at(path: Path) -> Any:
+    def default_at(path: KeyPath) -> Any:
         asked.append(path)
         if path == ("trainer", "optim", "lr"):
             return 0.1
@@ -400,7 +400,7 @@ def test_default_at_is_asked_for_the_full_missing_path() -> None:
 def _defaults(defaults: dict[str, Any]) -> Any:
     """A `default_at` that walks nested defaults, as the engine walks its schema."""
 
-    def default_at(path: Path) -> Any:
+    def default_at(path: KeyPath) -> Any:
         node: Any = defaults
         for key in path:
             node = node[int(key) if isinstance(node, list) else key]
@@ -435,7 +435,7 @@ def test_oc_select_consults_default_at() -> None:
 
 
 def test_errors_inside_defaults_point_at_the_default() -> None:
-    def describe(path: Path) -> tuple[str, str | None]:
+    def describe(path: KeyPath) -> tuple[str, str | None]:
         return "--" + ".".join(map(str, path)), "default" if path[0] == "model" else "a.toml:1"
 
     default_at = _defaults({"model": {"name": "${nope}"}})
@@ -449,7 +449,7 @@ def test_errors_inside_defaults_point_at_the_default() -> None:
 
 
 def test_missing_key_with_did_you_mean() -> None:
-    def describe(path: Path) -> tuple[str, str | None]:
+    def describe(path: KeyPath) -> tuple[str, str | None]:
         return "--" + ".".join(map(str, path)), "b.toml:3"
 
     error = _error({"model": {"name": "m"}, "x": "${model.nme}"}, describe=describe)
@@ -575,7 +575,7 @@ def test_cycle_is_reported_once_at_the_value_that_closes_it() -> None:
 
 
 def test_mandatory_values_are_all_reported() -> None:
-    def describe(path: Path) -> tuple[str, str | None]:
+    def describe(path: KeyPath) -> tuple[str, str | None]:
         return ".".join(map(str, path)), f"f.toml:{len(path)}"
 
     error = _error({"a": "???", "b": {"c": "???"}, "l": [1, "???"], "ok": 1}, describe=describe)

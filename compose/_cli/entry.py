@@ -23,12 +23,12 @@ from pydantic import BaseModel
 from compose._input.argv import HelpItem, split_argv
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._output.help import HelpScreen, help_screen, plain_help, program_name
+from compose._syntax import COMPLETE_VARIABLE
 from compose.errors import ComposeError, ComposeWarning, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
 EXIT_BAD_INPUT = 2
-COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"  # set by the completion scripts: see compose._cli.complete
 _OUR_WARNINGS = (ComposeWarning, FutureWarning)
 
 

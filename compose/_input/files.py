@@ -13,7 +13,9 @@ from typing import Any
 
 import tomli
 
-from compose._input.formats import JSON, TOML, format_of, parse_json, parse_yaml
+from compose._input.documents import JSON, TOML, format_of
+from compose._input.formats import parse_yaml
+from compose._input.json import parse_json
 from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_file
 from compose._tree import MAX_DEPTH, KeyPath, too_deep

@@ -17,12 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from compose._tree import KeyPath
+
 __all__ = ["key_lines"]
 
 Pos = int
 Key = tuple[str, ...]
-Path = tuple[str | int, ...]
-
 TOML_WS = frozenset(" \t")
 TOML_WS_AND_NEWLINE = TOML_WS | frozenset("\n")
 BARE_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
@@ -55,7 +55,7 @@ SIMPLE_ESCAPES = {
 MAX_CODEPOINT = 0x10FFFF
 
 
-def key_lines(text: str) -> dict[Path, int]:
+def key_lines(text: str) -> dict[KeyPath, int]:
     """Map every key path of the TOML document `text` to the 1-based line where it is written.
 
     Paths are what `tomli.loads` would give, with integer indices for elements of arrays of
@@ -66,7 +66,7 @@ def key_lines(text: str) -> dict[Path, int]:
     src = text.replace("\r\n", "\n")
     out = Positions(src)
     # None while under a header that could not be read: its keys are skipped, not misattributed.
-    table: Path | None = ()
+    table: KeyPath | None = ()
     pos = 0
     while pos < len(src):
         pos = skip_chars(src, pos, TOML_WS)
@@ -89,10 +89,10 @@ class Positions:
     """The map being built, with what is needed to number lines and array-of-tables elements."""
 
     def __init__(self, src: str) -> None:
-        self.lines: dict[Path, int] = {}
+        self.lines: dict[KeyPath, int] = {}
         # Number of elements so far of each array of tables, by its full path (which holds the
         # parent elements' indices, so a nested array's count restarts under each parent element).
-        self.table_array_sizes: dict[Path, int] = {}
+        self.table_array_sizes: dict[KeyPath, int] = {}
         self._src = src
         self._counted_to: Pos = 0
         self._line: int = 1
@@ -105,7 +105,7 @@ class Positions:
         self._counted_to = pos
         return self._line
 
-    def add_key(self, table: Path, key: Key, pos: Pos) -> Path:
+    def add_key(self, table: KeyPath, key: Key, pos: Pos) -> KeyPath:
         """Record a (possibly dotted) key written at `pos` under `table`; return its path."""
         line = self.line(pos)
         path = table
@@ -116,7 +116,7 @@ class Positions:
         self.lines[path] = line
         return path
 
-    def add_header(self, key: Key, pos: Pos, *, array: bool) -> Path:
+    def add_header(self, key: Key, pos: Pos, *, array: bool) -> KeyPath:
         """Record a ``[key]`` or ``[[key]]`` header at `pos`; return the table's path."""
         line = self.line(pos)
         path = (*self.parent_path(key[:-1], line), key[-1])
@@ -130,9 +130,9 @@ class Positions:
         self.lines[path] = line
         return path
 
-    def parent_path(self, parents: Key, line: int) -> Path:
+    def parent_path(self, parents: Key, line: int) -> KeyPath:
         """The path of a header's parent tables, recording those created here by `line`."""
-        path: Path = ()
+        path: KeyPath = ()
         for part in parents:
             path += (part,)
             self.lines.setdefault(path, line)
@@ -324,7 +324,7 @@ def unescape_one(escape: re.Match[str]) -> str:
     return chr(codepoint) if codepoint <= MAX_CODEPOINT else escape.group()
 
 
-def scan_header(src: str, pos: Pos, out: Positions) -> tuple[Pos, Path | None]:
+def scan_header(src: str, pos: Pos, out: Positions) -> tuple[Pos, KeyPath | None]:
     """Scan a ``[table]`` or ``[[array.of.tables]]`` header; return the table now open."""
     array = src.startswith("[[", pos)
     brackets = 2 if array else 1
@@ -336,7 +336,7 @@ def scan_header(src: str, pos: Pos, out: Positions) -> tuple[Pos, Path | None]:
     return (end + brackets if src.startswith(closing, end) else end), table
 
 
-def scan_key_value(src: str, pos: Pos, out: Positions, table: Path) -> Pos:
+def scan_key_value(src: str, pos: Pos, out: Positions, table: KeyPath) -> Pos:
     """Scan ``key = value`` under `table`, recording the key and any keys inside the value."""
     key_pos = pos
     pos, key = parse_key(src, pos)
@@ -346,7 +346,7 @@ def scan_key_value(src: str, pos: Pos, out: Positions, table: Path) -> Pos:
     return scan_value(src, skip_chars(src, pos + 1, TOML_WS), out, path, 0)
 
 
-def scan_value(src: str, pos: Pos, out: Positions, path: Path, depth: int) -> Pos:
+def scan_value(src: str, pos: Pos, out: Positions, path: KeyPath, depth: int) -> Pos:
     """Scan the value of `path`, recording the keys of inline tables inside it."""
     char = src[pos : pos + 1]
     if char == "[" and depth < MAX_NESTING:
@@ -356,7 +356,7 @@ def scan_value(src: str, pos: Pos, out: Positions, path: Path, depth: int) -> Po
     return skip_value(src, pos)
 
 
-def scan_array(src: str, pos: Pos, out: Positions, path: Path, depth: int) -> Pos:
+def scan_array(src: str, pos: Pos, out: Positions, path: KeyPath, depth: int) -> Pos:
     """Scan an array; only its inline-table elements are recorded, under their index."""
     pos = skip_comments_and_ws(src, pos + 1)
     index = 0
@@ -374,7 +374,7 @@ def scan_array(src: str, pos: Pos, out: Positions, path: Path, depth: int) -> Po
     return pos + 1
 
 
-def scan_inline_table(src: str, pos: Pos, out: Positions, path: Path, depth: int) -> Pos:
+def scan_inline_table(src: str, pos: Pos, out: Positions, path: KeyPath, depth: int) -> Pos:
     """Scan ``{k = v, ...}``, on one line (TOML 1.0) or several (TOML 1.1)."""
     pos = skip_comments_and_ws(src, pos + 1)
     while not src.startswith("}", pos):

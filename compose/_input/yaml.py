@@ -20,9 +20,9 @@ import yaml
 from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from compose._input.formats import Path, top_table
+from compose._input.documents import top_table
 from compose._syntax import NONE_TEXT
-from compose._tree import MAX_DEPTH
+from compose._tree import MAX_DEPTH, KeyPath
 from compose.errors import SourceError
 
 try:  # libyaml's parser is ten times faster; PyYAML may have been built without it
@@ -184,7 +184,7 @@ class _Copy:
 # --- lines -----------------------------------------------------------------------------------
 
 
-def key_lines(text: str) -> dict[Path, int]:
+def key_lines(text: str) -> dict[KeyPath, int]:
     """Map every key path of the YAML document `text` to the 1-based line where it is written.
 
     Keys map to the line of the key, list elements to the line where the element starts; what
@@ -195,13 +195,13 @@ def key_lines(text: str) -> dict[Path, int]:
         root = yaml.compose(text, Loader=_Loader)
     except (yaml.YAMLError, RecursionError, ValueError):
         return {}
-    lines: dict[Path, int] = {}
+    lines: dict[KeyPath, int] = {}
     if root is not None:
         _record(root, (), lines, set())
     return lines
 
 
-def _record(node: Node, path: Path, lines: dict[Path, int], seen: set[int]) -> None:
+def _record(node: Node, path: KeyPath, lines: dict[KeyPath, int], seen: set[int]) -> None:
     if id(node) in seen or len(path) > MAX_DEPTH:
         return  # an alias: what it brings is at the alias's line, recorded by the caller
     seen.add(id(node))
@@ -220,7 +220,7 @@ def _record(node: Node, path: Path, lines: dict[Path, int], seen: set[int]) -> N
                 _record(value, key_path, lines, seen)
 
 
-def _record_merged(merged: Node, path: Path, line: int, lines: dict[Path, int]) -> None:
+def _record_merged(merged: Node, path: KeyPath, line: int, lines: dict[KeyPath, int]) -> None:
     """Keys a `<<` merge brings are at its line, unless the mapping writes them itself."""
     mappings = merged.value if isinstance(merged, SequenceNode) else [merged]
     for mapping in mappings:

@@ -8,10 +8,12 @@ import sys
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
+from compose._syntax import MANDATORY
+from compose._tree import KeyPath
+
 __all__ = [
     "CONTAINERS",
     "MANDATORY",
-    "Path",
     "all_paths",
     "copy_size",
     "deep_copy",
@@ -25,9 +27,6 @@ __all__ = [
     "scan_below",
 ]
 
-Path = tuple[str | int, ...]
-
-MANDATORY = "???"
 
 # For isinstance: a literal `dict | list` would build a new union object at each call.
 CONTAINERS = (dict, list)
@@ -69,14 +68,14 @@ def escape(value: str) -> str:
     return re.sub(_ESCAPE_TARGET, lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
 
 
-def scan(tree: dict[str, Any] | list[Any], base: Path = ()) -> list[tuple[Path, str]]:
+def scan(tree: dict[str, Any] | list[Any], base: KeyPath = ()) -> list[tuple[KeyPath, str]]:
     """Every string that resolution may change, with its path, in document order (`tree` is
     found at `base`).
 
     Every leaf of the tree passes here, so the checks go by exact type first: most leaves are
     plain numbers, booleans and strings without `${`."""
-    found: list[tuple[Path, str]] = []
-    stack: list[tuple[Path, Iterator[tuple[Any, Any]]]] = [(base, _items(tree))]
+    found: list[tuple[KeyPath, str]] = []
+    stack: list[tuple[KeyPath, Iterator[tuple[Any, Any]]]] = [(base, _items(tree))]
     while stack:
         path, items = stack[-1]
         for key, child in items:
@@ -103,24 +102,24 @@ def scan(tree: dict[str, Any] | list[Any], base: Path = ()) -> list[tuple[Path, 
     return found
 
 
-def scan_below(tree: dict[str, Any], roots: Collection[Path]) -> list[tuple[Path, str]]:
+def scan_below(tree: dict[str, Any], roots: Collection[KeyPath]) -> list[tuple[KeyPath, str]]:
     """`scan`, limited to the values at and below `roots` (paths the tree need not hold), in
     the same document order: the walk goes only through the containers leading to a root (it
     recurses as deep as the longest root, which key paths' own limit bounds)."""
     if () in roots:
         return scan(tree)
     ways = {root[:depth] for root in roots for depth in range(1, len(root))}
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[KeyPath, str]] = []
     _scan_ways(tree, (), roots, ways, found)
     return found
 
 
 def _scan_ways(
     node: dict[Any, Any] | list[Any],
-    path: Path,
-    roots: Collection[Path],
-    ways: set[Path],
-    found: list[tuple[Path, str]],
+    path: KeyPath,
+    roots: Collection[KeyPath],
+    ways: set[KeyPath],
+    found: list[tuple[KeyPath, str]],
 ) -> None:
     for key, child in _items(node):
         at = (*path, key)
@@ -137,12 +136,14 @@ def _items(container: dict[Any, Any] | list[Any]) -> Iterator[tuple[Any, Any]]:
     return iter(container.items()) if isinstance(container, dict) else enumerate(container)
 
 
-def rebuild(tree: dict[str, Any], at: list[tuple[Path, Any]], values: list[Any]) -> dict[str, Any]:
+def rebuild(
+    tree: dict[str, Any], at: list[tuple[KeyPath, Any]], values: list[Any]
+) -> dict[str, Any]:
     """`tree` with `values[i]` at the path `at[i]` names: containers on the way are copied, the
     rest is shared. Paths come in document order, so siblings share one look-up."""
     root = dict(tree)
-    copies: dict[Path, Any] = {(): root}
-    last: Path = ()
+    copies: dict[KeyPath, Any] = {(): root}
+    last: KeyPath = ()
     container: Any = root
     for (path, _), value in zip(at, values, strict=True):
         parent = path[:-1]
@@ -153,7 +154,7 @@ def rebuild(tree: dict[str, Any], at: list[tuple[Path, Any]], values: list[Any])
     return root
 
 
-def _copied(copies: dict[Path, Any], path: Path) -> Any:
+def _copied(copies: dict[KeyPath, Any], path: KeyPath) -> Any:
     if path not in copies:
         parent = _copied(copies, path[:-1])
         child = parent[path[-1]]
@@ -215,7 +216,7 @@ def _values(container: dict[Any, Any] | list[Any]) -> Iterable[Any]:
 def all_paths(tree: dict[str, Any]) -> list[str]:
     """Every dotted path of the tree, for did-you-mean (computed only on error)."""
     paths: list[str] = []
-    stack: list[tuple[Path, Any]] = [((), tree)]
+    stack: list[tuple[KeyPath, Any]] = [((), tree)]
     while stack:
         path, node = stack.pop()
         for key, child in _items(node):
@@ -225,7 +226,7 @@ def all_paths(tree: dict[str, Any]) -> list[str]:
     return paths
 
 
-def dotted(path: Path | list[str | int]) -> str:
+def dotted(path: KeyPath | list[str | int]) -> str:
     return ".".join(str(key) for key in path)
 
 

@@ -16,7 +16,8 @@ import functools
 import re
 from typing import Any
 
-from compose._interp.data import CONTAINERS, MANDATORY, Path, is_missing_spelling
+from compose._interp.data import CONTAINERS, MANDATORY, is_missing_spelling
+from compose._tree import KeyPath
 
 __all__ = ["SLOW", "Plan", "Reference", "join", "lone_reference", "plan_of", "walk"]
 
@@ -26,7 +27,7 @@ _KEY = r"[^\\{}()\[\]:.$ \t'\"]+"
 _REFERENCE = re.compile(rf"\$\{{[ \t]*(\.*)({_KEY}(?:\.{_KEY})*)[ \t]*\}}")
 
 # A reference: its leading dots and its keys (`${..a.b}` is (2, ("a", "b"))).
-Reference = tuple[int, Path]
+Reference = tuple[int, KeyPath]
 # Text around references, in order (empty text left out): `x-${a}` is ("x-", (0, ("a",))).
 Plan = tuple[str | Reference, ...]
 
@@ -69,7 +70,7 @@ def plan_of(raw: str) -> Plan | None:
     return tuple(plan)
 
 
-def join(tree: dict[str, Any], memo: dict[Path, Any], path: Path, plan: Plan) -> Any:
+def join(tree: dict[str, Any], memo: dict[KeyPath, Any], path: KeyPath, plan: Plan) -> Any:
     """The text of `plan` (text around references) for the value at `path`, else SLOW."""
     parts: list[str] = []
     for piece in plan:
@@ -84,7 +85,9 @@ def join(tree: dict[str, Any], memo: dict[Path, Any], path: Path, plan: Plan) ->
     return SLOW if result == MANDATORY else result  # the general evaluation reports it
 
 
-def walk(tree: dict[str, Any], memo: dict[Path, Any], path: Path, dots: int, keys: Path) -> Any:
+def walk(
+    tree: dict[str, Any], memo: dict[KeyPath, Any], path: KeyPath, dots: int, keys: KeyPath
+) -> Any:
     """The value at `keys` (relative to the container holding `path`, with `dots`), else SLOW."""
     if dots:
         base = path[:-1]
@@ -105,7 +108,7 @@ def walk(tree: dict[str, Any], memo: dict[Path, Any], path: Path, dots: int, key
     return memo.get(keys, SLOW)  # an index given as text is no key of the memo: SLOW
 
 
-def _walk_lists(tree: dict[str, Any], keys: Path) -> Any:
+def _walk_lists(tree: dict[str, Any], keys: KeyPath) -> Any:
     """The raw value at `keys` where the way may hold lists indexed by text (`${a.0}`), else
     SLOW."""
     node: Any = tree

@@ -31,7 +31,6 @@ from typing import Any
 from compose._interp.data import (
     CONTAINERS,
     MANDATORY,
-    Path,
     all_paths,
     copy_size,
     deep_copy,
@@ -66,12 +65,12 @@ from compose._interp.resolvers import (
     omegaconf_names,
     omegaconf_resolver,
 )
+from compose._tree import KeyPath
 from compose.errors import ComposeError, InterpolationError, closest, gather
 
 __all__ = [
     "MANDATORY",
     "MAX_EXPANSION",
-    "Path",
     "Resolver",
     "escape",
     "needs_resolution",
@@ -100,7 +99,7 @@ def register_resolver(name: str, fn: Resolver) -> None:
     _REGISTRY[name] = fn
 
 
-def _describe_default(path: Path) -> tuple[str, str | None]:
+def _describe_default(path: KeyPath) -> tuple[str, str | None]:
     return dotted(path), None
 
 
@@ -108,11 +107,11 @@ def resolve_tree(
     tree: dict[str, Any],
     *,
     resolvers: Mapping[str, Resolver] | None = None,
-    default_at: Callable[[Path], Any] | None = None,
-    describe: Callable[[Path], tuple[str, str | None]] = _describe_default,
+    default_at: Callable[[KeyPath], Any] | None = None,
+    describe: Callable[[KeyPath], tuple[str, str | None]] = _describe_default,
     suggest: Callable[[str], str | None] | None = None,
     convert: Callable[[Any], Any] | None = None,
-    below: Collection[Path] | None = None,
+    below: Collection[KeyPath] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
@@ -144,13 +143,13 @@ def resolve_tree(
 # --------------------------------------------------------------------------- evaluation
 
 # A generator that yields the (path, raw value) it needs and is sent back its resolved value.
-_Eval = Generator[tuple[Path, Any], Any, Any]
+_Eval = Generator[tuple[KeyPath, Any], Any, Any]
 
 
 class _Site:
     """The value being resolved: where errors point (its key, origin, original text)."""
 
-    def __init__(self, path: Path, raw: str) -> None:
+    def __init__(self, path: KeyPath, raw: str) -> None:
         self.path = path
         self.raw = raw
 
@@ -177,8 +176,8 @@ class _Resolution:
         self,
         tree: dict[str, Any],
         resolvers: Mapping[str, Resolver],
-        default_at: Callable[[Path], Any] | None,
-        describe: Callable[[Path], tuple[str, str | None]],
+        default_at: Callable[[KeyPath], Any] | None,
+        describe: Callable[[KeyPath], tuple[str, str | None]],
         suggest: Callable[[str], str | None] | None,
     ) -> None:
         self.tree = tree
@@ -186,16 +185,16 @@ class _Resolution:
         self.default_at = default_at
         self.describe = describe
         self.suggest = suggest
-        self.memo: dict[Path, Any] = {}
-        self.failed: dict[Path, ComposeError] = {}
-        self.active: dict[Path, None] = {}  # insertion-ordered: the chain of a cycle
+        self.memo: dict[KeyPath, Any] = {}
+        self.failed: dict[KeyPath, ComposeError] = {}
+        self.active: dict[KeyPath, None] = {}  # insertion-ordered: the chain of a cycle
         self.budget = MAX_EXPANSION
         # Sizes of containers by id; the container is kept so that its id stays its own.
         self.sizes: dict[int, tuple[Any, int]] = {}
 
     # -- the driver
 
-    def settle_all(self, pending: list[tuple[Path, str]]) -> list[Any]:
+    def settle_all(self, pending: list[tuple[KeyPath, str]]) -> list[Any]:
         """The final values of the tree's leaves at `pending`, in order; every error at once."""
         values: list[Any] = []
         errors: list[ComposeError] = []
@@ -214,14 +213,14 @@ class _Resolution:
             raise gather(_unique(errors))
         return values
 
-    def _settle(self, path: Path, raw: str) -> Any:
+    def _settle(self, path: KeyPath, raw: str) -> Any:
         """The final value of the tree's leaf at `path`: resolved, and copied if a container."""
         site = _Site(path, raw)
         if raw == MANDATORY:
             raise self._error(site, "missing mandatory value")
         return self._copy(site, raw, self.resolve(path, raw))
 
-    def _quick(self, path: Path, raw: str) -> Any:
+    def _quick(self, path: KeyPath, raw: str) -> Any:
         """The fast path's value of a leaf (memoised like any other), else SLOW."""
         lone = lone_reference(raw)
         if lone is not None:
@@ -240,7 +239,7 @@ class _Resolution:
         self.memo[path] = value
         return value
 
-    def resolve(self, path: Path, raw: Any) -> Any:
+    def resolve(self, path: KeyPath, raw: Any) -> Any:
         """The resolved value at `path`, driving evaluations with an explicit stack."""
         if path in self.memo:
             return self.memo[path]
@@ -263,7 +262,9 @@ class _Resolution:
             raise error
         return reply
 
-    def _answer(self, stack: list[tuple[Path, _Eval]], path: Path, raw: Any) -> tuple[Any, Any]:
+    def _answer(
+        self, stack: list[tuple[KeyPath, _Eval]], path: KeyPath, raw: Any
+    ) -> tuple[Any, Any]:
         if path in self.memo:
             return self.memo[path], None
         if path in self.failed:
@@ -273,28 +274,28 @@ class _Resolution:
         stack.append(self._start(path, raw))
         return None, None
 
-    def _start(self, path: Path, raw: Any) -> tuple[Path, _Eval]:
+    def _start(self, path: KeyPath, raw: Any) -> tuple[KeyPath, _Eval]:
         self.active[path] = None
         return path, self._evaluate(path, raw)
 
-    def _finish(self, stack: list[tuple[Path, _Eval]], value: Any) -> Any:
+    def _finish(self, stack: list[tuple[KeyPath, _Eval]], value: Any) -> Any:
         path = stack.pop()[0]
         del self.active[path]
         self.memo[path] = value
         return value
 
-    def _fail(self, stack: list[tuple[Path, _Eval]], error: ComposeError) -> ComposeError:
+    def _fail(self, stack: list[tuple[KeyPath, _Eval]], error: ComposeError) -> ComposeError:
         path = stack.pop()[0]
         del self.active[path]
         self.failed[path] = error
         return error
 
-    def _chain(self, path: Path) -> str:
+    def _chain(self, path: KeyPath) -> str:
         active = list(self.active)
         chain = [*active[active.index(path) :], path]
         return " -> ".join(dotted(step) for step in chain)
 
-    def _need(self, site: _Site, text: str, path: Path, raw: Any) -> _Eval:
+    def _need(self, site: _Site, text: str, path: KeyPath, raw: Any) -> _Eval:
         """Every request goes through here, so that a cycle is reported where it closes."""
         try:
             return (yield (path, raw))
@@ -303,7 +304,7 @@ class _Resolution:
 
     # -- values
 
-    def _evaluate(self, path: Path, raw: Any) -> _Eval:
+    def _evaluate(self, path: KeyPath, raw: Any) -> _Eval:
         if isinstance(raw, str):
             return (yield from self._evaluate_string(_Site(path, raw)))
         if isinstance(raw, CONTAINERS):
@@ -325,7 +326,7 @@ class _Resolution:
             raise self._error(site, "value resolved to ???, the missing-value marker")
         return value
 
-    def _evaluate_container(self, path: Path, raw: dict[str, Any] | list[Any]) -> _Eval:
+    def _evaluate_container(self, path: KeyPath, raw: dict[str, Any] | list[Any]) -> _Eval:
         """A table or list with its interpolations resolved (a new container)."""
         items: Iterable[tuple[Any, Any]] = raw.items() if isinstance(raw, dict) else enumerate(raw)
         resolved: dict[Any, Any] = {}
@@ -333,7 +334,7 @@ class _Resolution:
             resolved[key] = yield from self._child((*path, key), child)
         return resolved if isinstance(raw, dict) else list(resolved.values())
 
-    def _child(self, path: Path, child: Any) -> _Eval:
+    def _child(self, path: KeyPath, child: Any) -> _Eval:
         if isinstance(child, CONTAINERS):
             return (yield from self._evaluate_container(path, child))
         if not isinstance(child, str) or not needs_resolution(child):
@@ -419,7 +420,7 @@ class _Resolution:
         dots, keys = split_key(value)
         return (dots, keys) if first else (0, [""] * dots + keys)
 
-    def _absolute(self, site: _Site, text: str, dots: int, keys: list[str]) -> Path:
+    def _absolute(self, site: _Site, text: str, dots: int, keys: list[str]) -> KeyPath:
         """Relative paths start at the container holding the value; each extra dot climbs one."""
         if not dots:
             return tuple(keys)
@@ -428,7 +429,7 @@ class _Resolution:
             raise self._error(site, f"interpolation {text}: climbs above the top of the config")
         return base[: len(base) - (dots - 1)] + tuple(keys)
 
-    def _lookup(self, site: _Site, text: str, path: Path, *, lenient: bool = False) -> _Eval:
+    def _lookup(self, site: _Site, text: str, path: KeyPath, *, lenient: bool = False) -> _Eval:
         """The resolved value at `path`. Lenient (`oc.select`): `_ABSENT` where nothing is."""
         node: Any = self.tree
         walked: list[str | int] = []
@@ -481,7 +482,7 @@ class _Resolution:
         message = f"index {key} is out of range for {dotted(walked)} (length {len(node)})"
         raise self._error(site, f"interpolation {text}: {message}")
 
-    def _fallback(self, site: _Site, text: str, path: Path, lenient: bool) -> _Eval:
+    def _fallback(self, site: _Site, text: str, path: KeyPath, lenient: bool) -> _Eval:
         """A path the tree does not hold: ask `default_at` (the schema's class defaults)."""
         if self.default_at is None:
             return self._absent(site, text, "not found", path, lenient)
@@ -491,7 +492,7 @@ class _Resolution:
             return self._absent(site, text, "not found", path, lenient)
         return (yield from self._settled(site, text, path, raw, lenient))
 
-    def _settled(self, site: _Site, text: str, path: Path, raw: Any, lenient: bool) -> _Eval:
+    def _settled(self, site: _Site, text: str, path: KeyPath, raw: Any, lenient: bool) -> _Eval:
         """A raw value found at `path`, resolved (through the memo) when it needs to be."""
         if isinstance(raw, str):
             if raw == MANDATORY:
@@ -507,7 +508,7 @@ class _Resolution:
         site: _Site,
         text: str,
         why: str,
-        path: Path | list[str | int],
+        path: KeyPath | list[str | int],
         lenient: bool,
         value: Any = None,
     ) -> _Absent:

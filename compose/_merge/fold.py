@@ -28,11 +28,11 @@ from compose._input.search import SearchPath
 from compose._merge.defaults import to_plain
 from compose._merge.lists import append_to, append_value
 from compose._merge.renames import announce, move_renamed
-from compose._merge.tables import MANDATORY, Halted, Merger
+from compose._merge.tables import Halted, Merger
 from compose._schema.coerce import ENABLE, convert, untyped
 from compose._schema.plan import NO_DEFAULT, Target, cli_key, tag_names, walk
 from compose._schema.shape import ANY, Kind, Shape, shape_of
-from compose._syntax import INTERPOLATION, NONE_TEXT
+from compose._syntax import INTERPOLATION, MANDATORY, NONE_TEXT
 from compose._tree import KeyPath, child, put
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
 

@@ -16,7 +16,7 @@ index than its node wrote it at is recorded as `Shifted`, so `b.toml:7` still na
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -30,8 +30,29 @@ from compose._syntax import NONE_TEXT
 from compose._tree import KeyPath, child, put
 from compose.errors import ArgvError, ConfigValidationError
 
-if TYPE_CHECKING:  # only a type: the merger calls into this module
-    from compose._merge.tables import Merger
+
+class Merger(Protocol):
+    """What list merging asks of the table merger (`compose._merge.tables.Merger`), which
+    calls into this module: elements merged by key are tables merged as any other, and a
+    recording merger records who set what."""
+
+    origins: Origins | None
+
+    def record(self, path: KeyPath, origin: Origin, old: object = None) -> None: ...
+
+    def forget(self, path: KeyPath, old: object) -> None: ...
+
+    def show_key(self, path: KeyPath) -> str: ...
+
+    def merge_table(
+        self,
+        dst: dict[str, Any],
+        src: dict[str, Any],
+        path: KeyPath,
+        origin: Origin,
+        shape: Shape,
+        default: Any,
+    ) -> None: ...
 
 
 def holds_strategies(shape: Shape) -> bool:

@@ -30,10 +30,9 @@ from compose._schema.plan import (
     tag_names,
 )
 from compose._schema.shape import ANY, Kind, Shape
+from compose._syntax import MANDATORY
 from compose._tree import KeyPath, child, put
 from compose.errors import ComposeWarning
-
-MANDATORY = "???"
 
 
 class Halted(Exception):
