@@ -35,7 +35,8 @@ from compose._merge.defaults import (
 from compose._merge.fold import Composed, compose_items
 from compose._output.help import help_screen, plain_help, program_name
 from compose._schema.coerce import may_spell_none
-from compose._schema.plan import secret_fields, suggest
+from compose._schema.keys import suggest
+from compose._schema.secrets import secret_fields
 from compose._schema.shape import Shape
 from compose._tree import KeyPath, at_path
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather

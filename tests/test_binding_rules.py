@@ -24,8 +24,8 @@ from compose._bind.validate import bind
 from compose._input.origins import Origins
 from compose._merge.defaults import to_plain
 from compose._merge.fold import Composed
-from compose._schema.plan import walk
 from compose._schema.shape import shape_of
+from compose._schema.walk import walk
 
 if TYPE_CHECKING:
     from conftest import WriteFile

@@ -45,7 +45,7 @@ from schemas import RLConfig
 import compose
 from compose import ComposeError
 from compose._cli.command import main
-from compose._schema.plan import all_flags
+from compose._schema.keys import all_flags
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"
 SCHEMA_SPEC = "schemas:RLConfig"  # `compose show --schema`: tests/ is on sys.path under pytest

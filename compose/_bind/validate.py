@@ -18,15 +18,10 @@ from pydantic import BaseModel
 
 from compose._input.origins import Origins
 from compose._merge.fold import Composed
-from compose._schema.plan import (
-    aliases_of,
-    names_secret,
-    plan_of,
-    secret_fields,
-    suggest,
-    unknown_key,
-)
+from compose._schema.keys import suggest, unknown_key
+from compose._schema.plan import aliases_of, plan_of
 from compose._schema.prepare import prepare_value, prepares_itself
+from compose._schema.secrets import names_secret, secret_fields
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import NONE_TEXT, SECRET_MASK
 from compose._tree import KeyPath, at_path, replaced

@@ -44,8 +44,10 @@ from compose._merge.fold import Composed, compose_items
 from compose._merge.lists import element_origins
 from compose._output.plain import to_data
 from compose._output.toml import to_toml
-from compose._schema.plan import masked_secrets, plan_of, walk
+from compose._schema.plan import plan_of
+from compose._schema.secrets import masked_secrets
 from compose._schema.shape import section_models
+from compose._schema.walk import walk
 from compose._syntax import SECRET_MASK
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError

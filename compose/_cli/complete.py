@@ -31,8 +31,9 @@ from typing import Any, NamedTuple, TextIO
 from pydantic import BaseModel
 
 from compose._input.search import SearchPath, config_groups
-from compose._schema.plan import NO_DEFAULT, Target, plan_of, walk
+from compose._schema.plan import NO_DEFAULT, plan_of
 from compose._schema.shape import Kind, Shape, shape_of
+from compose._schema.walk import Target, walk
 from compose._syntax import COMPLETE_VARIABLE
 from compose._tree import child
 from compose.errors import ArgvError, ComposeError

@@ -21,8 +21,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from compose._input.argv import EnvItem, Item, ValueItem
-from compose._schema.plan import Target, suggest, walk
+from compose._schema.keys import suggest
 from compose._schema.shape import Shape
+from compose._schema.walk import Target, walk
 from compose.errors import ArgvError, ComposeError, ComposeWarning, UnknownKeyError
 
 SEPARATOR = "__"

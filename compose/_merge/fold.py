@@ -30,8 +30,10 @@ from compose._merge.lists import append_to, append_value
 from compose._merge.renames import announce, move_renamed
 from compose._merge.tables import Halted, Merger
 from compose._schema.coerce import ENABLE, convert, untyped
-from compose._schema.plan import NO_DEFAULT, Target, cli_key, tag_names, walk
+from compose._schema.keys import cli_key
+from compose._schema.plan import NO_DEFAULT, tag_names
 from compose._schema.shape import ANY, Kind, Shape, shape_of
+from compose._schema.walk import Target, walk
 from compose._syntax import INTERPOLATION, MANDATORY, NONE_TEXT
 from compose._tree import KeyPath, child, put
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError

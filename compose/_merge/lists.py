@@ -23,9 +23,10 @@ from pydantic import BaseModel
 from compose._input.origins import DEFAULT, EnvSource, FileSource, Origin, Origins, Shifted
 from compose._merge.defaults import to_plain
 from compose._schema.coerce import convert, convert_text, untyped
-from compose._schema.plan import NO_DEFAULT, Target, any_field_below, plan_of
+from compose._schema.plan import NO_DEFAULT, any_field_below, plan_of
 from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._schema.strategies import Merge
+from compose._schema.walk import Target
 from compose._syntax import NONE_TEXT
 from compose._tree import KeyPath, child, put
 from compose.errors import ArgvError, ConfigValidationError

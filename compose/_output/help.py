@@ -17,7 +17,8 @@ from pydantic import BaseModel
 
 from compose._input.search import SearchPath, config_groups
 from compose._output.plain import json_text, to_data
-from compose._schema.plan import NO_DEFAULT, closest_flag, flag_segment, is_secret, plan_of
+from compose._schema.keys import closest_flag, flag_segment
+from compose._schema.plan import NO_DEFAULT, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
 from compose._syntax import SECRET_MASK
 from compose.errors import UnknownKeyError

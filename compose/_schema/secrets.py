@@ -11,9 +11,17 @@ the writers put the reference back (`compose._output.plain.to_data`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretBytes, SecretStr
+
+from compose._schema.plan import FieldPlan, is_secret, plan_of
+from compose._schema.shape import Kind, Shape
+from compose._schema.walk import walk
+from compose._syntax import NONE_TEXT, SECRET_MASK
+from compose._tree import KeyPath, at_path, replaced
+from compose.errors import ComposeError
 
 __all__ = [
     "EnvSecretBytes",
@@ -92,3 +100,57 @@ def from_environment(value: Any, reference: str, annotation: Any) -> Any:
 
 def _mentions(annotation: Any, cls: type) -> bool:
     return annotation is cls or any(_mentions(a, cls) for a in getattr(annotation, "__args__", ()))
+
+
+def masked_secrets(root: Shape, tree: Any) -> Any:
+    """`tree` (composed, not validated) with the values of `SecretStr`/`SecretBytes` fields
+    masked, for showing to people: a copy where anything is masked."""
+    for path, _ in secret_fields(root, tree):
+        value = at_path(tree, path)
+        if isinstance(value, str) and value != NONE_TEXT:
+            tree = replaced(tree, path, SECRET_MASK)
+    return tree
+
+
+def secret_fields(root: Shape, tree: Any) -> Iterator[tuple[KeyPath, FieldPlan]]:
+    """The path of every value in `tree` that a `SecretStr`/`SecretBytes` field takes, with
+    its field. Sections with no such field below them are not entered."""
+    if root.model is not None:
+        yield from _secrets_in(tree, root, ())
+
+
+def _secrets_in(value: Any, shape: Shape, path: KeyPath) -> Iterator[tuple[KeyPath, FieldPlan]]:
+    if isinstance(value, dict) and shape.is_section:
+        model = shape.model
+        if model is None and shape.tag is not None:
+            model = shape.variant(value.get(shape.tag))
+        if model is None or not plan_of(model).holds_secrets:
+            return
+        fields = plan_of(model).fields
+        for key, child in value.items():
+            field = fields.get(key)
+            if field is None:
+                continue
+            if is_secret(field.info.annotation):
+                yield (*path, key), field
+            else:
+                yield from _secrets_in(child, field.shape, (*path, key))
+    elif isinstance(value, dict) and shape.kind is Kind.DICT and shape.item is not None:
+        for key, child in value.items():
+            yield from _secrets_in(child, shape.item, (*path, key))
+    elif isinstance(value, list) and shape.kind is Kind.LIST and shape.item is not None:
+        for index, child in enumerate(value):
+            yield from _secrets_in(child, shape.item, (*path, index))
+
+
+def names_secret(root: Shape, flag: str) -> bool:
+    """Whether the flag `--a.b` names a `SecretStr`/`SecretBytes` field (a misspelled key
+    whose did-you-mean it is holds a secret too: errors must not show its value)."""
+    try:
+        target = walk(root, flag.removeprefix("--").split("."), {}, flag)
+    except ComposeError:
+        return False
+    model = target.parent.model if target.parent is not None else None
+    name = target.path[-1] if target.path else None
+    field = plan_of(model).fields.get(name) if model is not None and isinstance(name, str) else None
+    return field is not None and is_secret(field.info.annotation)
