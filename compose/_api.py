@@ -26,13 +26,14 @@ from compose._input.argv import (
 from compose._input.env import with_environment
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._interp.resolve import Resolver, resolve_tree
+from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
     has_interpolated_defaults,
     inject_interpolated_defaults,
     set_fields,
 )
-from compose._merge.fold import Composed, compose_items
+from compose._merge.fold import compose_items
 from compose._output.help import help_screen, plain_help, program_name
 from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest

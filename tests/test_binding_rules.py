@@ -22,8 +22,8 @@ from strategies import rich_schemas
 from compose import BaseConfig, ComposeError, UnknownKeyError, compose, parse, renamed
 from compose._bind.validate import bind
 from compose._input.origins import Origins
+from compose._merge.composed import Composed
 from compose._merge.defaults import to_plain
-from compose._merge.fold import Composed
 from compose._schema.shape import shape_of
 from compose._schema.walk import walk
 

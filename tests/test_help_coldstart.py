@@ -409,6 +409,8 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
         engine = {
             "compose._api",
             "compose._merge.fold",
+            "compose._merge.flags",
+            "compose._merge.composed",
             "compose._bind.validate",
             "compose._merge.tables",
         }

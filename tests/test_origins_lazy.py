@@ -26,7 +26,8 @@ from schemas import RLConfig
 
 from compose import BaseConfig, ComposeError, ComposeWarning, compose, parse
 from compose._input.argv import FileItem, parse_overrides
-from compose._merge.fold import Composed, compose_items
+from compose._merge.composed import Composed
+from compose._merge.fold import compose_items
 from compose._tree import KeyPath
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ import pydantic
 from pydantic import BaseModel
 
 from compose._input.origins import Origins
-from compose._merge.fold import Composed
+from compose._merge.composed import Composed
 from compose._schema.keys import suggest, unknown_key
 from compose._schema.plan import aliases_of, plan_of
 from compose._schema.prepare import prepare_value, prepares_itself

@@ -39,8 +39,9 @@ from compose._input.argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, 
 from compose._input.env import with_environment
 from compose._input.origins import FlagSource, Moved, Shifted
 from compose._input.search import SearchPath
+from compose._merge.composed import Composed
 from compose._merge.defaults import default_at
-from compose._merge.fold import Composed, compose_items
+from compose._merge.fold import compose_items
 from compose._merge.lists import element_origins
 from compose._output.plain import to_data
 from compose._output.toml import to_toml

@@ -24,7 +24,7 @@ from compose._syntax import SECRET_MASK
 from compose.errors import UnknownKeyError
 
 if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw help
-    from compose._merge.fold import Composed
+    from compose._merge.composed import Composed
 
 USAGE = "[@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...] [--LIST+ VALUE ...]"
 _MAX_DEPTH = 12
