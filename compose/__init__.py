@@ -31,7 +31,7 @@ from compose.errors import (
 if TYPE_CHECKING:
     from compose._api import compose, parse
     from compose._cli.entry import cli
-    from compose._interp.resolve import register_resolver
+    from compose._interp.resolvers import register_resolver
     from compose._merge.renames import renamed
     from compose._output.toml import to_toml
     from compose._output.write import write_configs
@@ -63,7 +63,7 @@ _LAZY = {  # name -> the module that defines it
     "cli": "compose._cli.entry",
     "compose": "compose._api",
     "parse": "compose._api",
-    "register_resolver": "compose._interp.resolve",
+    "register_resolver": "compose._interp.resolvers",
     "renamed": "compose._merge.renames",
     "to_toml": "compose._output.toml",
     "write_configs": "compose._output.write",

@@ -63,7 +63,7 @@ from typing import TextIO
 import pytest
 import tomli
 
-from compose._interp import resolve as _interp
+from compose._interp import resolvers as _resolvers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -482,15 +482,15 @@ def test_code_blocks_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("NO_COLOR", "1")
     page = Page(path, workdir)
     sys.modules[page.module.__name__] = page.module
-    resolvers = dict(_interp._REGISTRY)  # a page may register_resolver(): keep it to the page
+    resolvers = dict(_resolvers.REGISTRY)  # a page may register_resolver(): keep it to the page
     try:
         for block in blocks_of(path):
             page.run(block)
     finally:
         sys.modules.pop(page.module.__name__, None)
         forget_modules_under(workdir)
-        _interp._REGISTRY.clear()
-        _interp._REGISTRY.update(resolvers)
+        _resolvers.REGISTRY.clear()
+        _resolvers.REGISTRY.update(resolvers)
 
 
 # --- links and the index ---------------------------------------------------------------------

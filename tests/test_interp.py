@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case, Raises
 
-from compose._interp import resolve as _interp
+from compose._interp import resolvers as _resolvers
 from compose._interp.resolve import (
     MANDATORY,
     escape,
@@ -29,9 +29,13 @@ from compose.errors import ComposeError, ErrorGroup, InterpolationError
 
 
 @pytest.fixture(autouse=True)
-def _registry(monkeypatch: pytest.MonkeyPatch) -> None:
+def _registry() -> Iterator[None]:
     """A clean global registry per test, so that registrations do not leak."""
-    monkeypatch.setattr(_interp, "_REGISTRY", {})
+    saved = dict(_resolvers.REGISTRY)
+    _resolvers.REGISTRY.clear()
+    yield
+    _resolvers.REGISTRY.clear()
+    _resolvers.REGISTRY.update(saved)
 
 
 def _error(tree: dict[str, Any], **kwargs: Any) -> ComposeError:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case
 
 from compose import compose
+from compose._interp import evaluate as _evaluate
 from compose._interp import resolve as _interp
 from compose._interp.grammar import parse
 from compose._interp.quick import SLOW, lone_reference, plan_of, walk
@@ -34,9 +35,9 @@ def outcome(tree: dict[str, Any], **kwargs: Any) -> Outcome:
 def general(tree: dict[str, Any], **kwargs: Any) -> Outcome:
     """`outcome` with the fast path switched off: every value goes through the parser."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_interp, "lone_reference", lambda raw: None)
-        patch.setattr(_interp, "plan_of", lambda raw: None)
-        patch.setattr(_interp, "walk", lambda *args: SLOW)
+        patch.setattr(_evaluate, "lone_reference", lambda raw: None)
+        patch.setattr(_evaluate, "plan_of", lambda raw: None)
+        patch.setattr(_evaluate, "walk", lambda *args: SLOW)
         return outcome(tree, **kwargs)
 
 
@@ -232,7 +233,7 @@ def test_references_to_references_resolve_once() -> None:
 
 
 def test_text_counts_against_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_interp, "MAX_EXPANSION", 10)
+    monkeypatch.setattr(_evaluate, "MAX_EXPANSION", 10)
     with pytest.raises(ComposeError, match="grow past 10 characters"):
         _interp.resolve_tree({"a": "xxxx", "b": "${a}${a}", "c": "${b}${b}"})
 
@@ -246,7 +247,7 @@ def test_convert_is_applied_to_resolved_values_only() -> None:
 def test_text_resolved_ahead_is_not_spent_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """`c` needs `b` before `b`'s own turn: `b` is made (and counted) once, as in the general
     evaluation: 16 + 8 + 5 characters fit a budget of 32."""
-    monkeypatch.setattr(_interp, "MAX_EXPANSION", 32)
+    monkeypatch.setattr(_evaluate, "MAX_EXPANSION", 32)
     tree = {"c": "${b}${b}", "b": "${a}${a}", "d": "y${a}", "a": "xxxx"}
     assert agree(tree)[1] == {"c": "x" * 16, "b": "x" * 8, "d": "yxxxx", "a": "xxxx"}
 

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from compose._interp.grammar import RESOLVER_NAME
+
 __all__ = [
     "BUILTINS",
     "Resolver",
@@ -112,3 +114,15 @@ def _refuse_omegaconf(name: str, *args: Any) -> Any:
         f"resolver {name} is omegaconf's and needs its config nodes (_parent_, _root_ or _node_)",
         "register a plain function with compose.register_resolver",
     )
+
+
+REGISTRY: dict[str, Resolver] = {}
+
+
+def register_resolver(name: str, fn: Resolver) -> None:
+    """Make `${name:arg1,arg2}` call `fn(arg1, arg2)`; registering a name again replaces it."""
+    if not RESOLVER_NAME.fullmatch(name):
+        raise ValueError(f"invalid resolver name {name!r}: use identifiers joined by dots")
+    if not callable(fn):
+        raise TypeError(f"resolver {name!r} is not callable")
+    REGISTRY[name] = fn
