@@ -184,6 +184,39 @@ def test_warnings_are_printed_as_warning_lines(
     )
 
 
+_WARNS_ITS_OWN = """
+import warnings
+from pydantic import field_validator
+from compose import BaseConfig, cli
+
+class App(BaseConfig):
+    lr: float = 0.1
+
+    @field_validator("lr")
+    @classmethod
+    def _old(cls, value: float) -> float:
+        warnings.warn("lr is deprecated", DeprecationWarning, stacklevel=2)
+        return value
+
+print(cli(App, ["--lr", "0.5"]).lr)
+"""
+
+
+def test_a_warning_that_is_not_ours_passes_through_once() -> None:
+    """An app's own warning is handed back to Python's warning system, as it would be without
+    compose: once, and not recorded again (it once was, forever, filling memory)."""
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-c", _WARNS_ITS_OWN],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (0, "0.5\n")
+    assert done.stderr.count("DeprecationWarning: lr is deprecated") == 1
+    assert "warning: " not in done.stderr  # not dressed as one of compose's own
+
+
 def test_warnings_are_printed_before_an_error(
     write: WriteFile, capsys: pytest.CaptureFixture[str]
 ) -> None:

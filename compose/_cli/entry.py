@@ -197,12 +197,13 @@ def collector_paused() -> Iterator[None]:
 def warnings_as_lines() -> Iterator[None]:
     """Our warnings (a union switch, a renamed key) as `warning: ...` lines on stderr, printed
     before the result or error they led to; other warnings pass through untouched."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             yield
-        finally:
-            _show_warnings(caught)
+    finally:  # outside the recording: a warning passed on is not recorded again, forever
+        _show_warnings(caught)
 
 
 def show_help(help_requested: HelpRequested, *, plain: bool = False) -> None:

@@ -349,7 +349,7 @@ class _Base:
 
 
 def _default_model(default: Any) -> Any:
-    return type(default) if hasattr(default, "model_fields") else None
+    return type(default) if isinstance(default, BaseModel) else None
 
 
 class _Missing:
