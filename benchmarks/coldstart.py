@@ -176,29 +176,29 @@ def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
 
 
 def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
-    """`rl` (the console script, else `python -m rl_app rl`) and its plain-Pydantic baseline."""
-    examples = REPO / "examples"
-    if not (examples / "rl_app").is_dir():
+    """`rl` (the console script, else `python -m rl_app rl`) and its plain-Pydantic baseline,
+    when the example app (`examples/rl-app`) is installed."""
+    if importlib.util.find_spec("rl_app") is None:
         return []
+    examples = REPO / "examples"
     python = sys.executable
     script = Path(python).parent / "rl"
     rl = [str(script)] if script.exists() else [python, "-m", "rl_app", "rl"]
-    path = (str(examples),)
     found = [
         Command(
             RL_BASELINE,
             [python, "-c", SHIM_THEN_SCHEMA],
             "floor",
-            (str(directory / "shim"), *path),
+            (str(directory / "shim"),),
         ),
-        Command(RL_HELP, [*rl, "--help"], "compose", path),
+        Command(RL_HELP, [*rl, "--help"], "compose"),
     ]
     example = examples / "reverse_text" / "rl.toml"
     if not example.exists():
         example = next(iter(sorted(examples.glob("*/rl.toml"))), example)
     if example.exists():
         argv = [*rl, "@", str(example), "--dry-run", "--output-dir", str(output_dir / "rl")]
-        found.append(Command(f"rl @ {example.relative_to(REPO)} --dry-run", argv, "compose", path))
+        found.append(Command(f"rl @ {example.relative_to(REPO)} --dry-run", argv, "compose"))
     return found
 
 

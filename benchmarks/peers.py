@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,7 +184,6 @@ def rl_example_runs(workdir: Path) -> tuple[Callable[[], Any], Callable[[], Any]
     command they stand for. The floor cannot choose a union's default variant, so its copy of
     rl.toml has that tag written in; it sets the flag's text, which `model_validate` converts,
     as in the other typed runs."""
-    sys.path.insert(0, str(REPO / "examples"))
     import tomli  # noqa: PLC0415
     from rl_app.config.rl import RLConfig  # noqa: PLC0415
 

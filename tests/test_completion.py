@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rl_app.config import RLConfig
 
 from compose import ArgvError, cli
 from compose._cli.complete import (
@@ -29,12 +30,8 @@ from compose._cli.complete import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
 CONF = str(ROOT / "conf")
 VENV_BIN = Path(sys.executable).parent
-sys.path.insert(0, str(EXAMPLES))  # until rl_app is installed as a package
-
-from rl_app.config import RLConfig  # noqa: E402
 
 ALGOS = ["grpo", "max_rl", "opd", "opsd", "sft", "echo"]
 
@@ -400,7 +397,6 @@ def test_a_normal_run_never_imports_completion() -> None:
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("_COMPOSE_COMPLETE", "COMPOSE_PATH")}
     env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(EXAMPLES)
     return {**env, **extra}
 
 

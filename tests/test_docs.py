@@ -21,15 +21,15 @@ string (the words after the fence):
   (`# base.toml`, `# train.py`), or any block whose info string names one (```toml base.toml):
   it is written to that file in the working directory, without the naming line, for later blocks
   and commands (a toml, json or yaml one must parse too); it is not run itself. When the name is
-  a file of the repository (`# examples/rl_app/cli.py`), the block is an excerpt of it instead,
-  checked against it: its lines appear in the file, in order, a `...` or `# ...` line standing
-  for lines left out.
+  a file of the repository (`# examples/rl-app/rl_app/cli.py`), the block is an excerpt of it
+  instead, checked against it: its lines appear in the file, in order, a `...` or `# ...` line
+  standing for lines left out.
 - ```text: not code (a diagram, a message format): shown, not run.
 - ```LANG no-run: code that cannot run here (it installs software, runs for minutes, or
   rewrites the repository's files); shown, not run. Keep these very few.
 
-Any other fence (untagged, or another language) fails the test: tag it. Commands of the
-project's console scripts (`compose`, `rl`, `trainer`, `orchestrator`, `inference`) and
+Any other fence (untagged, or another language) fails the test: tag it. Commands of the console
+scripts (`compose`, and the example app's `rl`, `trainer`, `orchestrator`, `inference`) and
 `python SCRIPT.py` / `python -m MODULE` run in-process when the command needs no shell feature
 (pipes, `$`, globs, `VAR=x` prefixes, ...); anything else runs under bash.
 
@@ -184,9 +184,11 @@ def commands_of(block: Block) -> list[Command]:
 
 
 def console_scripts() -> dict[str, str]:
-    """The project's console scripts: name -> `module:function`."""
-    with (ROOT / "pyproject.toml").open("rb") as stream:
-        scripts: dict[str, str] = tomli.load(stream)["project"]["scripts"]
+    """The console scripts of the library and of the example app: name -> `module:function`."""
+    scripts: dict[str, str] = {}
+    for project in (ROOT, ROOT / "examples" / "rl-app"):
+        with (project / "pyproject.toml").open("rb") as stream:
+            scripts.update(tomli.load(stream)["project"]["scripts"])
     return scripts
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from conftest import run_cli
+from rl_app import cli as app
 from schemas import RLConfig, Scalars
 
 from compose import ComposeError, ComposeWarning, HelpRequested, cli, compose, parse
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
     from conftest import WriteFile
 
 TESTS = Path(__file__).resolve().parent
-EXAMPLES = TESTS.parent / "examples"
-sys.path.insert(0, str(EXAMPLES))  # until rl_app is installed as a package
-
-from rl_app import cli as app  # noqa: E402
 
 FILE = """
 seed = 7

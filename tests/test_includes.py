@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from rl_app import cli as app
 from schemas import MuonConfig, RLConfig
 
 from compose import (
@@ -29,9 +29,6 @@ from compose._cli.command import main as compose_command
 from compose._input import search as _search
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))  # until rl_app is installed as a package
-
-from rl_app import cli as app  # noqa: E402
 
 if TYPE_CHECKING:
     from conftest import WriteFile

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -198,3 +199,26 @@ def test_parse_skill_examples(write: WriteFile) -> None:
     config = parse(RLConfig, argv)
     assert (config.seed, config.trainer.micro_batch_size) == (1, 2)
     assert config.trainer.optim.lr == 1e-3
+
+
+# --- the distribution ------------------------------------------------------------------------
+
+
+def test_the_distribution_installs_only_the_library() -> None:
+    """`pip install compose-config` gives the package `compose` and its one command; the example
+    app is the distribution `compose-rl-example`. Read from what pip installed, so a stale
+    install (from before the app moved out) fails here too: reinstall as the README says."""
+    dist = importlib.metadata.distribution("compose-config")
+    scripts = {ep.name: ep.value for ep in dist.entry_points if ep.group == "console_scripts"}
+    assert scripts == {"compose": "compose._cli.command:run"}
+    assert (dist.read_text("top_level.txt") or "").split() == ["compose"]
+    app = importlib.metadata.distribution("compose-rl-example")
+    assert (app.read_text("top_level.txt") or "").split() == ["rl_app"]
+
+
+def test_every_library_directory_is_a_package() -> None:
+    """`packages.find` (include `compose*`) ships regular packages only: a directory of modules
+    without `__init__.py` would be left out of the wheel while every test here still passed."""
+    root = Path(package.__file__).parent
+    for directory in {path.parent for path in root.rglob("*.py")}:
+        assert (directory / "__init__.py").is_file(), directory

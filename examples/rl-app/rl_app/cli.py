@@ -27,7 +27,7 @@ from rl_app.config.trainer import TrainerConfig
 
 Argv = Sequence[str] | None
 # The repository's conf/ pieces, found by name: `--trainer.optim @ optim/muon` (a config group).
-CONF = Path(__file__).resolve().parents[2] / "conf"
+CONF = Path(__file__).resolve().parents[3] / "conf"
 # Environment variables set fields below files and flags: RL_TRAINER__OPTIM__LR=1e-5 is
 # --trainer.optim.lr 1e-5 for `rl`, and --optim.lr 1e-5 for `trainer` (whose prefix is
 # RL_TRAINER__), so one variable means one thing whichever entrypoint reads it, and a component
