@@ -16,12 +16,14 @@
 user's behalf, a union switch say, and the composition went on.
 
 An error is built once, from what went wrong and where the value came from; `str()` renders it
-the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``.
+the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_code` is the status
+`cli` exits with for it: 2 for bad input, 0 for `HelpRequested`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import ClassVar
 
 __all__ = [
     "ArgvError",
@@ -63,7 +65,10 @@ class ComposeError(Exception):
     `key` is the key path in command-line form (`--trainer.optim.lr`), `value` the offending
     value as given, `origin` where it came from (`b.toml:3`, `--trainer.lr`, `default`), `hint`
     what may fix it (a did-you-mean). Any of them may be None when it does not apply.
+    `exit_code` is the status `cli` exits with after printing it.
     """
+
+    exit_code: ClassVar[int] = 2
 
     def __init__(
         self,
@@ -159,12 +164,23 @@ class ErrorGroup(ComposeError):
 
 
 class HelpRequested(ComposeError):
-    """`--help` was given: `parse` raises this so callers decide how to show `.text`."""
+    """`--help` was given: `parse` raises this so callers decide how to show `.text`.
+
+    Not bad input: `exit_code` is 0, and `str()` is the help itself (`.text` without its final
+    newline, so `print(error)` prints what `cli` prints), so code that catches every
+    `ComposeError` and prints it still shows the help. Catch it first to exit 0:
+    `except HelpRequested as h: print(h); sys.exit(h.exit_code)`.
+    """
+
+    exit_code: ClassVar[int] = 0
 
     def __init__(self, text: str, screen: object = None) -> None:
         self.text = text
         self.screen = screen  # the structured help, for a richer rendering than `text`
         super().__init__("help requested")
+
+    def format(self) -> str:
+        return self.text.removesuffix("\n")
 
 
 def gather(errors: Sequence[ComposeError]) -> ComposeError:

@@ -4,6 +4,7 @@ naming the key (CLI form), the value, where it came from and what is wrong."""
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,6 +15,9 @@ from compose import (
     ComposeError,
     ConfigValidationError,
     ErrorGroup,
+    HelpRequested,
+    InterpolationError,
+    OutputError,
     SourceError,
     UnknownKeyError,
     compose,
@@ -513,3 +517,61 @@ def test_bad_input_raises_only_compose_error(write: WriteFile, argv: list[str]) 
 def test_every_unknown_flag_is_reported_at_once() -> None:
     error = error_of(["--seedd", "1", "--trainer.lrr", "2"])
     assert [e.key for e in error.errors] == ["--seedd", "--trainer.lrr"]
+
+
+# --- exit codes and help -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        ComposeError,
+        ArgvError,
+        ConfigValidationError,
+        ErrorGroup,
+        InterpolationError,
+        OutputError,
+        SourceError,
+        UnknownKeyError,
+    ],
+)
+def test_bad_input_exits_2(cls: type[ComposeError]) -> None:
+    assert cls.exit_code == 2
+
+
+def test_help_is_a_compose_error_that_exits_0() -> None:
+    assert issubclass(HelpRequested, ComposeError)
+    assert HelpRequested.exit_code == 0
+
+
+def test_str_of_help_is_the_help_text() -> None:
+    with pytest.raises(HelpRequested) as info:
+        parse(RLConfig, ["--help"])
+    asked = info.value
+    assert asked.text.startswith("usage: ")
+    assert asked.text.endswith("\n")
+    assert str(asked) == asked.format() == asked.text.removesuffix("\n")
+    assert asked.message == "help requested"
+
+
+def app_main(argv: list[str]) -> RLConfig:
+    """What an app that catches every ComposeError writes."""
+    try:
+        return parse(RLConfig, argv)
+    except ComposeError as error:
+        print(error)
+        sys.exit(error.exit_code)
+
+
+def test_an_app_catching_compose_error_shows_help_and_exits_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        app_main(["--help"])
+    assert exited.value.code == 0
+    with pytest.raises(HelpRequested) as info:
+        parse(RLConfig, ["--help"])
+    assert capsys.readouterr().out == info.value.text
+    with pytest.raises(SystemExit) as failed:
+        app_main(["--seed", "x"])
+    assert failed.value.code == 2

@@ -28,7 +28,6 @@ from compose.errors import ComposeError, ComposeWarning, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
-EXIT_BAD_INPUT = 2
 _OUR_WARNINGS = (ComposeWarning, FutureWarning)
 
 
@@ -83,9 +82,9 @@ def cli(
     if isinstance(outcome, HelpRequested):
         with output_may_close():
             show_help(_described(outcome, options.description), plain=options.plain)
-        raise SystemExit(0)
-    report_error(outcome, plain=options.plain)
-    raise SystemExit(EXIT_BAD_INPUT)
+    else:
+        report_error(outcome, plain=options.plain)
+    raise SystemExit(outcome.exit_code)
 
 
 def _answer_completion(
@@ -123,7 +122,7 @@ def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> 
         return _parse(schema, args, prog, options)
     except HelpRequested as asked:
         show_help(_described(asked, options.description), plain=options.plain)
-        raise SystemExit(0) from None
+        raise SystemExit(asked.exit_code) from None
 
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
