@@ -8,6 +8,7 @@
     ├── InterpolationError        a ${...} that cannot be resolved: missing key, cycle, bad grammar
     ├── OutputError               configs could not be written: a directory not made or writable
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
+    │                             (on Python 3.11+ also an ExceptionGroup: `except*` splits it)
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
 
 `ConfigFileError` is another name of `ComposeError`, the one pydantic-config's users catch.
@@ -22,8 +23,9 @@ the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_cod
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "ArgvError",
@@ -146,21 +148,58 @@ class OutputError(ComposeError):
     """`write_configs` could not write: the directory cannot be made, or is not writable."""
 
 
-class ErrorGroup(ComposeError):
-    """Several errors found in one pass (all validation errors are reported at once)."""
+if sys.version_info >= (3, 11):
+    from typing import Self
+
+    class _Gathered(ExceptionGroup[ComposeError]):  # noqa: F821  # a builtin from 3.11 on
+        """`ErrorGroup`'s base on Python 3.11+: an `ExceptionGroup` of its `.errors`, so that
+        `except* UnknownKeyError` takes those out of it (Python forbids `except* ErrorGroup`)."""
+
+        def __new__(cls, errors: Sequence[ComposeError]) -> Self:
+            errors = tuple(errors)
+            return super().__new__(cls, _count(errors), errors)
+
+        def derive(self, excs: Sequence[Any]) -> ErrorGroup:  # type: ignore[override]
+            """The part `except*` matched, and the part it left: each an `ErrorGroup` too."""
+            return ErrorGroup(excs)
+
+else:
+
+    class _Gathered(Exception):
+        """`ErrorGroup`'s base on Python 3.10, which has no `ExceptionGroup`."""
+
+
+def _count(errors: Sequence[ComposeError]) -> str:
+    return f"{len(errors)} error{'' if len(errors) == 1 else 's'}"
+
+
+class ErrorGroup(ComposeError, _Gathered):
+    """Several errors found in one pass (all validation errors are reported at once).
+
+    On Python 3.11+ it is also an `ExceptionGroup` of `.errors` (its `.exceptions`).
+    """
+
+    # ComposeError sets `message` on the instance: this hides ExceptionGroup's read-only one
+    message: str = ""
 
     def __init__(self, errors: Sequence[ComposeError]) -> None:
         self._errors = tuple(errors)
-        super().__init__(f"{len(self._errors)} errors")
+        super().__init__(_count(self._errors))
 
     @property
     def errors(self) -> tuple[ComposeError, ...]:
         return self._errors
 
     def format(self) -> str:
-        lines = [f"{len(self._errors)} errors:"]
+        lines = [f"{_count(self._errors)}:"]
         lines.extend(f"  - {error.format()}" for error in self._errors)
         return "\n".join(lines)
+
+    def __str__(self) -> str:  # not ExceptionGroup's "N errors (N sub-exceptions)"
+        return self.format()
+
+    def __reduce__(self) -> tuple[type[ErrorGroup], tuple[tuple[ComposeError, ...]]]:
+        return type(self), (self._errors,)  # copy, pickle: built again from its errors
 
 
 class HelpRequested(ComposeError):
