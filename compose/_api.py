@@ -26,6 +26,7 @@ from compose._input.argv import (
 from compose._input.env import with_environment
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._interp.resolve import Resolver, resolve_tree
+from compose._interp.resolvers import check_resolvers
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -97,6 +98,7 @@ def compose(
             origin="overrides",
             hint=f"write overrides=[{overrides!r}]",
         )
+    check_resolvers(resolvers)
     items: list[Item] = [FileItem(os.fspath(s), "", os.fspath(s)) for s in sources]
     items += parse_overrides(list(overrides))
     items = with_environment(items, env_prefix, environ)
@@ -132,6 +134,7 @@ def parse(
     instance, is a node below all others: the fields its author set (pydantic-config's
     `cli(default=)`).
     """
+    check_resolvers(resolvers)
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))
