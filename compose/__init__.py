@@ -31,7 +31,11 @@ from compose.errors import (
 if TYPE_CHECKING:
     from compose._api import compose, parse
     from compose._cli.entry import cli
-    from compose._interp.resolvers import register_resolver
+    from compose._interp.resolvers import (
+        register_resolver,
+        registered_resolvers,
+        unregister_resolver,
+    )
     from compose._merge.renames import renamed
     from compose._output.toml import to_toml
     from compose._output.write import write_configs
@@ -54,8 +58,10 @@ __all__ = [
     "compose",
     "parse",
     "register_resolver",
+    "registered_resolvers",
     "renamed",
     "to_toml",
+    "unregister_resolver",
     "write_configs",
 ]
 
@@ -64,8 +70,10 @@ _LAZY = {  # name -> the module that defines it
     "compose": "compose._api",
     "parse": "compose._api",
     "register_resolver": "compose._interp.resolvers",
+    "registered_resolvers": "compose._interp.resolvers",
     "renamed": "compose._merge.renames",
     "to_toml": "compose._output.toml",
+    "unregister_resolver": "compose._interp.resolvers",
     "write_configs": "compose._output.write",
 }
 

@@ -26,6 +26,7 @@ from compose._input.argv import (
 from compose._input.env import with_environment
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._interp.resolve import Resolver, resolve_tree
+from compose._interp.resolvers import check_resolvers
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -82,11 +83,14 @@ def compose(
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
     to a list, `key=@file`, `~key`).
 
-    With `schema`, the validated instance; without, the resolved plain dict. `resolvers` add
+    With `schema`, the validated instance; without, the resolved plain dict. Raises
+    `ComposeError` for bad input.
+
+    The options are those of `parse` and `cli`, and mean the same there: `resolvers` add
     interpolation resolvers for this call only, before the registered ones. A file name not
     found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
-    With `env_prefix`, the variables of `environ` (default `os.environ`) named with it are a
-    node below the files (`PREFIX_SECTION__FIELD=VALUE`).
+    With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
+    it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     """
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
@@ -97,6 +101,7 @@ def compose(
             origin="overrides",
             hint=f"write overrides=[{overrides!r}]",
         )
+    check_resolvers(resolvers)
     items: list[Item] = [FileItem(os.fspath(s), "", os.fspath(s)) for s in sources]
     items += parse_overrides(list(overrides))
     items = with_environment(items, env_prefix, environ)
@@ -127,11 +132,21 @@ def parse(
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
-    Raises `ComposeError` for bad input and `HelpRequested` for `--help`; never exits.
-    `env_prefix` and `environ` add the environment node, as for `compose`. `default`, an
-    instance, is a node below all others: the fields its author set (pydantic-config's
-    `cli(default=)`).
+    Never prints, never exits. Raises `ComposeError` for bad input, and `HelpRequested` for
+    `--help`: a `ComposeError` too, whose `exit_code` is 0 and whose `str()` is the help, so
+    catch it first: `except HelpRequested as h: print(h); sys.exit(h.exit_code)`, then
+    `except ComposeError as e: print(e, file=sys.stderr); sys.exit(e.exit_code)`.
+
+    The options are those of `compose` and `cli`, and mean the same there: `prog` names the
+    program in the help's usage line (default: the file name of `sys.argv[0]`). `resolvers` add
+    interpolation resolvers for this call only, before the registered ones. A file name not
+    found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
+    With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
+    it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
+    `default`, an instance, is a node below all others: the fields its author set
+    (pydantic-config's `cli(default=)`).
     """
+    check_resolvers(resolvers)
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))

@@ -8,6 +8,7 @@
     ├── InterpolationError        a ${...} that cannot be resolved: missing key, cycle, bad grammar
     ├── OutputError               configs could not be written: a directory not made or writable
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
+    │                             (on Python 3.11+ also an ExceptionGroup: `except*` splits it)
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
 
 `ConfigFileError` is another name of `ComposeError`, the one pydantic-config's users catch.
@@ -16,12 +17,15 @@
 user's behalf, a union switch say, and the composition went on.
 
 An error is built once, from what went wrong and where the value came from; `str()` renders it
-the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``.
+the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_code` is the status
+`cli` exits with for it: 2 for bad input, 0 for `HelpRequested`.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
 __all__ = [
     "ArgvError",
@@ -63,7 +67,10 @@ class ComposeError(Exception):
     `key` is the key path in command-line form (`--trainer.optim.lr`), `value` the offending
     value as given, `origin` where it came from (`b.toml:3`, `--trainer.lr`, `default`), `hint`
     what may fix it (a did-you-mean). Any of them may be None when it does not apply.
+    `exit_code` is the status `cli` exits with after printing it.
     """
+
+    exit_code: ClassVar[int] = 2
 
     def __init__(
         self,
@@ -141,30 +148,78 @@ class OutputError(ComposeError):
     """`write_configs` could not write: the directory cannot be made, or is not writable."""
 
 
-class ErrorGroup(ComposeError):
-    """Several errors found in one pass (all validation errors are reported at once)."""
+if sys.version_info >= (3, 11):
+    from typing import Self
+
+    class _Gathered(ExceptionGroup[ComposeError]):  # noqa: F821  # a builtin from 3.11 on
+        """`ErrorGroup`'s base on Python 3.11+: an `ExceptionGroup` of its `.errors`, so that
+        `except* UnknownKeyError` takes those out of it (Python forbids `except* ErrorGroup`)."""
+
+        def __new__(cls, errors: Sequence[ComposeError]) -> Self:
+            errors = tuple(errors)
+            return super().__new__(cls, _count(errors), errors)
+
+        def derive(self, excs: Sequence[Any]) -> ErrorGroup:  # type: ignore[override]
+            """The part `except*` matched, and the part it left: each an `ErrorGroup` too."""
+            return ErrorGroup(excs)
+
+else:
+
+    class _Gathered(Exception):
+        """`ErrorGroup`'s base on Python 3.10, which has no `ExceptionGroup`."""
+
+
+def _count(errors: Sequence[ComposeError]) -> str:
+    return f"{len(errors)} error{'' if len(errors) == 1 else 's'}"
+
+
+class ErrorGroup(ComposeError, _Gathered):
+    """Several errors found in one pass (all validation errors are reported at once).
+
+    On Python 3.11+ it is also an `ExceptionGroup` of `.errors` (its `.exceptions`).
+    """
+
+    # ComposeError sets `message` on the instance: this hides ExceptionGroup's read-only one
+    message: str = ""
 
     def __init__(self, errors: Sequence[ComposeError]) -> None:
         self._errors = tuple(errors)
-        super().__init__(f"{len(self._errors)} errors")
+        super().__init__(_count(self._errors))
 
     @property
     def errors(self) -> tuple[ComposeError, ...]:
         return self._errors
 
     def format(self) -> str:
-        lines = [f"{len(self._errors)} errors:"]
+        lines = [f"{_count(self._errors)}:"]
         lines.extend(f"  - {error.format()}" for error in self._errors)
         return "\n".join(lines)
 
+    def __str__(self) -> str:  # not ExceptionGroup's "N errors (N sub-exceptions)"
+        return self.format()
+
+    def __reduce__(self) -> tuple[type[ErrorGroup], tuple[tuple[ComposeError, ...]]]:
+        return type(self), (self._errors,)  # copy, pickle: built again from its errors
+
 
 class HelpRequested(ComposeError):
-    """`--help` was given: `parse` raises this so callers decide how to show `.text`."""
+    """`--help` was given: `parse` raises this so callers decide how to show `.text`.
+
+    Not bad input: `exit_code` is 0, and `str()` is the help itself (`.text` without its final
+    newline, so `print(error)` prints what `cli` prints), so code that catches every
+    `ComposeError` and prints it still shows the help. Catch it first to exit 0:
+    `except HelpRequested as h: print(h); sys.exit(h.exit_code)`.
+    """
+
+    exit_code: ClassVar[int] = 0
 
     def __init__(self, text: str, screen: object = None) -> None:
         self.text = text
         self.screen = screen  # the structured help, for a richer rendering than `text`
         super().__init__("help requested")
+
+    def format(self) -> str:
+        return self.text.removesuffix("\n")
 
 
 def gather(errors: Sequence[ComposeError]) -> ComposeError:

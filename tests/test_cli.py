@@ -8,13 +8,14 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 from conftest import run_cli
 from schemas import MuonConfig, RLConfig
 
-from compose import cli
+import compose._api
+from compose import ComposeError, cli
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -81,6 +82,22 @@ def test_several_errors_are_printed_together(
         "Input should be a valid integer, unable to parse string as an integer\n"
         "  - --seed = 'y': Input should be a valid integer, unable to parse string as an integer\n"
     )
+
+
+def test_cli_exits_with_the_errors_exit_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cli` exits with the error's `exit_code` (2 for bad input, 0 for help), not a constant."""
+
+    class Refused(ComposeError):
+        exit_code = 3
+
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
+        raise Refused("refused", key="--seed")
+
+    monkeypatch.setattr(compose._api, "parse", refuse)
+    code, out, err = run_cli(["--seed", "1"], capsys)
+    assert (code, out, err) == (3, "", "error: --seed: refused\n")
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])

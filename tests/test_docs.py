@@ -63,7 +63,7 @@ from typing import TextIO
 import pytest
 import tomli
 
-from compose._interp import resolvers as _resolvers
+from compose import register_resolver, registered_resolvers, unregister_resolver
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -484,15 +484,17 @@ def test_code_blocks_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("NO_COLOR", "1")
     page = Page(path, workdir)
     sys.modules[page.module.__name__] = page.module
-    resolvers = dict(_resolvers.REGISTRY)  # a page may register_resolver(): keep it to the page
+    resolvers = registered_resolvers()  # a page may register_resolver(): keep it to the page
     try:
         for block in blocks_of(path):
             page.run(block)
     finally:
         sys.modules.pop(page.module.__name__, None)
         forget_modules_under(workdir)
-        _resolvers.REGISTRY.clear()
-        _resolvers.REGISTRY.update(resolvers)
+        for name in registered_resolvers():
+            unregister_resolver(name)
+        for name, fn in resolvers.items():
+            register_resolver(name, fn)
 
 
 # --- links and the index ---------------------------------------------------------------------

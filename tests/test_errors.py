@@ -3,7 +3,10 @@ naming the key (CLI form), the value, where it came from and what is wrong."""
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,6 +17,9 @@ from compose import (
     ComposeError,
     ConfigValidationError,
     ErrorGroup,
+    HelpRequested,
+    InterpolationError,
+    OutputError,
     SourceError,
     UnknownKeyError,
     compose,
@@ -513,3 +519,142 @@ def test_bad_input_raises_only_compose_error(write: WriteFile, argv: list[str]) 
 def test_every_unknown_flag_is_reported_at_once() -> None:
     error = error_of(["--seedd", "1", "--trainer.lrr", "2"])
     assert [e.key for e in error.errors] == ["--seedd", "--trainer.lrr"]
+
+
+# --- exit codes and help -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [
+        ComposeError,
+        ArgvError,
+        ConfigValidationError,
+        ErrorGroup,
+        InterpolationError,
+        OutputError,
+        SourceError,
+        UnknownKeyError,
+    ],
+)
+def test_bad_input_exits_2(cls: type[ComposeError]) -> None:
+    assert cls.exit_code == 2
+
+
+def test_help_is_a_compose_error_that_exits_0() -> None:
+    assert issubclass(HelpRequested, ComposeError)
+    assert HelpRequested.exit_code == 0
+
+
+def test_str_of_help_is_the_help_text() -> None:
+    with pytest.raises(HelpRequested) as info:
+        parse(RLConfig, ["--help"])
+    asked = info.value
+    assert asked.text.startswith("usage: ")
+    assert asked.text.endswith("\n")
+    assert str(asked) == asked.format() == asked.text.removesuffix("\n")
+    assert asked.message == "help requested"
+
+
+def app_main(argv: list[str]) -> RLConfig:
+    """What an app that catches every ComposeError writes."""
+    try:
+        return parse(RLConfig, argv)
+    except ComposeError as error:
+        print(error)
+        sys.exit(error.exit_code)
+
+
+def test_an_app_catching_compose_error_shows_help_and_exits_0(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        app_main(["--help"])
+    assert exited.value.code == 0
+    with pytest.raises(HelpRequested) as info:
+        parse(RLConfig, ["--help"])
+    assert capsys.readouterr().out == info.value.text
+    with pytest.raises(SystemExit) as failed:
+        app_main(["--seed", "x"])
+    assert failed.value.code == 2
+
+
+# --- error groups and except* ------------------------------------------------------------------
+
+
+def mixed_group() -> ErrorGroup:
+    error = error_of(["--seed", "x", "--trainer.nope", "1", "--trainer.nah", "2"])
+    assert isinstance(error, ErrorGroup)
+    assert [type(e) for e in error.errors] == [
+        UnknownKeyError,
+        UnknownKeyError,
+        ConfigValidationError,
+    ]
+    return error
+
+
+def test_a_group_of_one_says_one_error() -> None:
+    alone = ComposeError("bad", key="--x")
+    assert str(ErrorGroup([alone])) == "1 error:\n  - --x: bad"
+
+
+def test_an_error_group_pickles_and_copies() -> None:
+    group = mixed_group()
+    for again in (pickle.loads(pickle.dumps(group)), copy.copy(group)):
+        assert type(again) is ErrorGroup
+        assert str(again) == str(group)
+        assert [e.key for e in again.errors] == [e.key for e in group.errors]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is Python 3.11's")
+def test_an_error_group_is_an_exception_group() -> None:
+    group = mixed_group()
+    assert isinstance(group, ExceptionGroup)  # noqa: F821
+    assert group.exceptions == group.errors
+    assert group.message == "3 errors"
+    unknown, rest = group.split(UnknownKeyError)
+    assert isinstance(unknown, ErrorGroup)
+    assert isinstance(rest, ErrorGroup)
+    assert [e.key for e in unknown.errors] == ["--trainer.nope", "--trainer.nah"]
+    assert str(rest) == (
+        "1 error:\n"
+        "  - --seed = 'x': Input should be a valid integer, unable to parse string as an integer"
+    )
+
+
+# Python 3.10 cannot compile `except*`: the code is compiled only where it runs
+_EXCEPT_STAR = """
+try:
+    try:
+        raise group
+    except* UnknownKeyError as unknown:
+        caught.append(unknown)
+except* ComposeError as rest:
+    left.append(rest)
+"""
+
+
+def except_star(group: ComposeError) -> tuple[list[ComposeError], list[ComposeError]]:
+    """What `except* UnknownKeyError`, then an outer `except* ComposeError`, catch of `group`."""
+    caught: list[ComposeError] = []
+    left: list[ComposeError] = []
+    namespace = {"UnknownKeyError": UnknownKeyError, "ComposeError": ComposeError}
+    exec(_EXCEPT_STAR, {**namespace, "group": group, "caught": caught, "left": left})
+    return caught, left
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is Python 3.11's")
+def test_except_star_takes_the_unknown_keys_out_of_a_group() -> None:
+    [unknown], [rest] = except_star(mixed_group())
+    assert isinstance(unknown, ErrorGroup)
+    assert [e.key for e in unknown.errors] == ["--trainer.nope", "--trainer.nah"]
+    assert isinstance(rest, ErrorGroup)
+    assert [type(e) for e in rest.errors] == [ConfigValidationError]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is Python 3.11's")
+def test_except_star_catches_a_single_error_too() -> None:
+    single = error_of(["--trainer.nope", "1"])
+    [wrapped], left = except_star(single)  # Python wraps it in an ExceptionGroup of one
+    assert wrapped.exceptions == (single,)  # type: ignore[attr-defined]
+    assert left == []

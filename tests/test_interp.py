@@ -15,8 +15,9 @@ import tomli
 from hypothesis import given
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case, Raises
+from pydantic import BaseModel
 
-from compose._interp import resolvers as _resolvers
+from compose import cli, compose, parse, registered_resolvers, unregister_resolver
 from compose._interp.resolve import (
     MANDATORY,
     escape,
@@ -31,11 +32,14 @@ from compose.errors import ComposeError, ErrorGroup, InterpolationError
 @pytest.fixture(autouse=True)
 def _registry() -> Iterator[None]:
     """A clean global registry per test, so that registrations do not leak."""
-    saved = dict(_resolvers.REGISTRY)
-    _resolvers.REGISTRY.clear()
+    saved = registered_resolvers()
+    for name in saved:
+        unregister_resolver(name)
     yield
-    _resolvers.REGISTRY.clear()
-    _resolvers.REGISTRY.update(saved)
+    for name in registered_resolvers():
+        unregister_resolver(name)
+    for name, fn in saved.items():
+        register_resolver(name, fn)
 
 
 def _error(tree: dict[str, Any], **kwargs: Any) -> ComposeError:
@@ -95,6 +99,71 @@ def test_register_resolver_rejects_bad_names(name: str) -> None:
 def test_register_resolver_rejects_non_callables() -> None:
     with pytest.raises(TypeError, match="not callable"):
         register_resolver("x", 3)  # type: ignore[arg-type]
+
+
+def test_unregister_resolver_forgets_a_registration() -> None:
+    register_resolver("twice", lambda x: x * 2)
+    assert registered_resolvers() == {"twice": registered_resolvers()["twice"]}
+    assert unregister_resolver("twice") is True
+    assert registered_resolvers() == {}
+    assert unregister_resolver("twice") is False  # nothing to forget: not an error
+    with pytest.raises(InterpolationError, match="unknown resolver twice"):
+        resolve_tree({"a": "${twice:2}"})
+
+
+def test_unregister_resolver_brings_back_the_builtin_it_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COMPOSE_T_BACK", "env")
+    register_resolver("oc.env", lambda name: "mine")
+    assert resolve_tree({"s": "${oc.env:COMPOSE_T_BACK}"}) == {"s": "mine"}
+    assert unregister_resolver("oc.env") is True
+    assert resolve_tree({"s": "${oc.env:COMPOSE_T_BACK}"}) == {"s": "env"}
+    assert unregister_resolver("oc.env") is False  # a built-in is not in the registry
+
+
+def test_registered_resolvers_is_a_copy() -> None:
+    register_resolver("mine", str)
+    registered_resolvers().clear()
+    assert set(registered_resolvers()) == {"mine"}
+
+
+class Scoped(BaseModel):
+    a: int = 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda resolvers: compose([], ["a=${mul:3,7}"], schema=Scoped, resolvers=resolvers),
+        lambda resolvers: parse(Scoped, ["--a", "${mul:3,7}"], resolvers=resolvers),
+        lambda resolvers: cli(Scoped, args=["--a", "${mul:3,7}"], resolvers=resolvers),
+    ],
+    ids=["compose", "parse", "cli"],
+)
+def test_per_call_resolvers_touch_no_global_state(call: Any) -> None:
+    app = {"mul": lambda a, b: a * b}  # an app's resolvers, passed to each of its calls
+    assert call(app) == Scoped(a=21)
+    assert registered_resolvers() == {}
+    with pytest.raises(InterpolationError, match="unknown resolver mul"):
+        call(None)
+
+
+@pytest.mark.parametrize(
+    ("resolvers", "raised", "match"),
+    [
+        ({"a b": str}, ValueError, "invalid resolver name 'a b'"),
+        ({1: str}, ValueError, "invalid resolver name 1"),
+        ({"x": 3}, TypeError, "resolver 'x' is not callable"),
+    ],
+)
+def test_per_call_resolvers_obey_the_registrys_rules(
+    resolvers: Any, raised: type[Exception], match: str
+) -> None:
+    with pytest.raises(raised, match=match):
+        compose([], ["a=${x:1}"], resolvers=resolvers)
+    with pytest.raises(raised, match=match):
+        parse(Scoped, ["--a", "1"], resolvers=resolvers)
 
 
 # -- the returned tree

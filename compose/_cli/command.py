@@ -29,7 +29,6 @@ from compose._api import check_keys, resolve
 from compose._bind.validate import bind, plain_nones
 from compose._cli.complete import completion_script
 from compose._cli.entry import (
-    EXIT_BAD_INPUT,
     output_may_close,
     report_error,
     warnings_as_lines,
@@ -124,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ComposeError as error:
             failure = error
     report_error(failure)
-    return EXIT_BAD_INPUT
+    return failure.exit_code
 
 
 def _run(args: list[str]) -> int:

@@ -28,7 +28,6 @@ from compose.errors import ComposeError, ComposeWarning, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
-EXIT_BAD_INPUT = 2
 _OUR_WARNINGS = (ComposeWarning, FutureWarning)
 
 
@@ -36,22 +35,27 @@ def cli(
     schema: type[M],
     argv: Sequence[str] | None = None,
     *,
-    args: Sequence[str] | None = None,
-    default: M | None = None,
     prog: str | None = None,
+    resolvers: Resolvers = None,
     search_path: Dirs = (),
     env_prefix: str | None = None,
-    resolvers: Resolvers = None,
+    environ: Mapping[str, str] | None = None,
+    default: M | None = None,
+    args: Sequence[str] | None = None,
     description: str | None = None,
     plain: bool | None = None,
     wide: bool | None = None,
 ) -> M:
-    """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit.
+    """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit:
+    `--help` prints the help to stdout and exits 0, bad input prints the error to stderr and
+    exits with its `exit_code`, 2.
 
-    File names not found as written are looked up in `search_path` (the app's conf/
-    directories), the working directory, then $COMPOSE_PATH. With `env_prefix` (`"RL_"`),
-    environment variables `RL_SECTION__FIELD=VALUE` set fields, below files and flags.
-    `resolvers` add interpolation resolvers for this entrypoint (`compose.parse`'s).
+    The options are those of `compose` and `parse`, and mean the same there: `prog` names the
+    program in the help's usage line (default: the file name of `sys.argv[0]`). `resolvers` add
+    interpolation resolvers for this call only, before the registered ones. A file name not
+    found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
+    With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
+    it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     `default`, an instance of `schema`, is a base below every other node: the fields its
     author set.
 
@@ -68,7 +72,7 @@ def cli(
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     dirs = as_search_path(search_path)
-    options = _Options(dirs, env_prefix, resolvers, default, description, bool(plain))
+    options = _Options(dirs, env_prefix, environ, resolvers, default, description, bool(plain))
     if args is not None:
         return _raising(schema, list(args), name, options)
     tokens = list(sys.argv[1:] if argv is None else argv)
@@ -83,9 +87,9 @@ def cli(
     if isinstance(outcome, HelpRequested):
         with output_may_close():
             show_help(_described(outcome, options.description), plain=options.plain)
-        raise SystemExit(0)
-    report_error(outcome, plain=options.plain)
-    raise SystemExit(EXIT_BAD_INPUT)
+    else:
+        report_error(outcome, plain=options.plain)
+    raise SystemExit(outcome.exit_code)
 
 
 def _answer_completion(
@@ -104,6 +108,7 @@ class _Options:
         self,
         search_path: SearchPath,
         env_prefix: str | None,
+        environ: Mapping[str, str] | None,
         resolvers: Resolvers,
         default: BaseModel | None,
         description: str | None = None,
@@ -111,6 +116,7 @@ class _Options:
     ) -> None:
         self.search_path = search_path
         self.env_prefix = env_prefix
+        self.environ = environ
         self.resolvers = resolvers
         self.default = default
         self.description = description
@@ -123,7 +129,7 @@ def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> 
         return _parse(schema, args, prog, options)
     except HelpRequested as asked:
         show_help(_described(asked, options.description), plain=options.plain)
-        raise SystemExit(0) from None
+        raise SystemExit(asked.exit_code) from None
 
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
@@ -139,7 +145,8 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     """`compose.parse`, with a bare help request answered as it would answer it."""
     section = _bare_help(args)
     env_prefix, search_path = options.env_prefix, options.search_path
-    if section is not None and not _environment_sets(env_prefix):
+    alone = options.default is None and not _environment_sets(env_prefix, options.environ)
+    if section is not None and alone:  # no node but the help: the class defaults
         with collector_paused():
             screen = help_screen(
                 schema, prog, section, search_path=search_path, env_prefix=env_prefix
@@ -154,16 +161,17 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
         prog=prog,
         search_path=search_path,
         env_prefix=env_prefix,
+        environ=options.environ,
         resolvers=options.resolvers,
         default=options.default,
     )
 
 
-def _environment_sets(prefix: str | None) -> bool:
+def _environment_sets(prefix: str | None, environ: Mapping[str, str] | None) -> bool:
     """Whether variables named with the app's prefix are set: help then shows what they set."""
     if not prefix:
         return False
-    return any(name.startswith(prefix) for name in os.environ)
+    return any(name.startswith(prefix) for name in (os.environ if environ is None else environ))
 
 
 def _bare_help(args: list[str]) -> str | None:

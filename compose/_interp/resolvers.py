@@ -1,7 +1,8 @@
 """The resolvers interpolation knows besides the registry: the built-ins (`oc.env`,
 `oc.select`) and those registered with omegaconf, called with plain arguments.
 
-The registry itself (`register_resolver`) lives in `compose._interp.resolve`, where lookups read it.
+The registry itself (`register_resolver`, `unregister_resolver`) is at the end of this module;
+`compose._interp.evaluate` reads it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import functools
 import inspect
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from compose._interp.grammar import RESOLVER_NAME
@@ -120,9 +121,36 @@ REGISTRY: dict[str, Resolver] = {}
 
 
 def register_resolver(name: str, fn: Resolver) -> None:
-    """Make `${name:arg1,arg2}` call `fn(arg1, arg2)`; registering a name again replaces it."""
-    if not RESOLVER_NAME.fullmatch(name):
+    """Make `${name:arg1,arg2}` call `fn(arg1, arg2)`; registering a name again replaces it.
+
+    The registry is the process's: an app can keep its resolvers to its own calls instead, with
+    `resolvers=` (a mapping, checked by the same rules) on `compose`, `parse` and `cli`.
+    """
+    _check(name, fn)
+    REGISTRY[name] = fn
+
+
+def unregister_resolver(name: str) -> bool:
+    """Forget the resolver registered as `name`; whether there was one. A built-in it replaced
+    (`oc.env`) is found again; built-ins and omegaconf's resolvers cannot be removed here."""
+    return REGISTRY.pop(name, None) is not None
+
+
+def registered_resolvers() -> dict[str, Resolver]:
+    """The resolvers `register_resolver` added, by name: a copy (the built-ins, omegaconf's and
+    per-call ones are not in it). A test that registers some can put this back afterwards."""
+    return dict(REGISTRY)
+
+
+def check_resolvers(resolvers: Mapping[str, Resolver] | None) -> None:
+    """Per-call resolvers obey `register_resolver`'s rules: a mistake in them is the program's,
+    raised as one at the call (ValueError, TypeError), not an interpolation error of the input."""
+    for name, fn in (resolvers or {}).items():
+        _check(name, fn)
+
+
+def _check(name: str, fn: object) -> None:
+    if not isinstance(name, str) or not RESOLVER_NAME.fullmatch(name):
         raise ValueError(f"invalid resolver name {name!r}: use identifiers joined by dots")
     if not callable(fn):
         raise TypeError(f"resolver {name!r} is not callable")
-    REGISTRY[name] = fn

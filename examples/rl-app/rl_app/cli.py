@@ -100,7 +100,7 @@ def _write(output_dir: Path, files: dict[str, Any]) -> None:
         written = write_configs(output_dir, files)
     except ComposeError as error:
         sys.stderr.write(f"error: {error.format()}\n")
-        raise SystemExit(2) from None
+        raise SystemExit(error.exit_code) from None
     _print_written(written)
 
 
