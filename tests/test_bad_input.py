@@ -68,7 +68,7 @@ def test_a_huge_integer_stays_exact_where_the_field_is_an_int() -> None:
 
 def test_overrides_given_as_one_string_are_refused() -> None:
     with pytest.raises(ComposeError) as caught:
-        compose([], "optim.lr=0.1", schema=Run)  # type: ignore[arg-type]
+        compose([], "optim.lr=0.1", schema=Run)  # a str is a Sequence[str]: typing passes it
     assert str(caught.value) == (
         "'optim.lr=0.1' (from overrides): overrides is a list of strings, one override each; "
         "write overrides=['optim.lr=0.1']"
@@ -306,7 +306,8 @@ def test_argument_bytes_that_are_not_utf8_are_an_error_before_anything_is_writte
     tmp_path: Path,
 ) -> None:
     output = tmp_path / "run"
-    argv = [sys.executable, "-m", "rl_app", "rl", "--model.name", b"caf\xe9", "--dry-run"]
+    argv: list[str | bytes] = [sys.executable, "-m", "rl_app", "rl", "--model.name", b"caf\xe9"]
+    argv.append("--dry-run")
     done = subprocess.run(
         [*argv, "--output-dir", str(output)], capture_output=True, check=False, cwd=tmp_path
     )

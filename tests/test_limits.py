@@ -15,6 +15,7 @@ permission-denied message through a simulated PermissionError (see `test_unreada
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import multiprocessing
 import os
@@ -378,7 +379,13 @@ def test_interpolation_chain_1000_deep(write: WriteFile, forward: bool) -> None:
 def test_interpolation_chain_1000_deep_in_a_schema(write: WriteFile) -> None:
     lines = chain(DEPTH, True, "${{inference.vllm_extra.{}}}")
     name = write("chain.toml", "[inference.vllm_extra]\n" + lines)
-    outcome = isolated(lambda: compose.compose([name], schema=RLConfig).inference.vllm_extra)
+
+    def extra() -> dict[str, Any]:
+        inference = compose.compose([name], schema=RLConfig).inference
+        assert inference is not None
+        return inference.vllm_extra
+
+    outcome = isolated(extra)
     assert outcome.kind == "ok", outcome.text
     assert outcome.result[f"k{DEPTH}"] == 0
 
@@ -513,7 +520,7 @@ def _denied(call: Callable[[], Any]) -> Any:
     def refuse(path: Any, *args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied", os.fspath(path))
 
-    os.open = refuse  # type: ignore[assignment]
+    os.open = refuse
     return call()
 
 
@@ -584,7 +591,7 @@ def test_dangling_symlink(write: WriteFile, tmp_path: Path) -> None:
 def test_path_with_a_nul_byte(write: WriteFile) -> None:
     write("a.toml", "seed = 1\n")
     for argv in (["@", "a\0.toml"], ["@a\0.toml"], ["--trainer", "@", "a\0.toml"]):
-        outcome = clear_error(lambda argv=argv: compose.parse(RLConfig, argv), kind=SourceError)
+        outcome = clear_error(functools.partial(compose.parse, RLConfig, argv), kind=SourceError)
         assert outcome.origin == "a\0.toml", outcome.text
         assert "null byte" in outcome.message
 

@@ -25,7 +25,7 @@ from pydantic import Field
 from schemas import RLConfig
 
 from compose import BaseConfig, ComposeError, ComposeWarning, compose, parse
-from compose._input.argv import FileItem, parse_overrides
+from compose._input.argv import FileItem, Item, parse_overrides
 from compose._merge.composed import Composed
 from compose._merge.fold import compose_items
 from compose._tree import KeyPath
@@ -294,8 +294,8 @@ class Model:
         if isinstance(node, dict):
             node.pop(path[-1], None)
 
-    def flag(self, path: KeyPath, value: int, shown: str) -> None:
-        node = self.tree
+    def flag(self, path: tuple[str, ...], value: int, shown: str) -> None:
+        node: Any = self.tree
         for key in path[:-1]:
             if not isinstance(node.get(key), dict):
                 node[key] = {}
@@ -312,9 +312,9 @@ def unwrap(tree: dict[str, Any]) -> dict[str, Any]:
 )
 @given(nodes=NODES, flags=FLAGS)
 def test_every_leaf_comes_from_the_last_node_that_set_it(
-    tmp_path: Path, nodes: list[tuple[str, Any]], flags: list[tuple[KeyPath, int]]
+    tmp_path: Path, nodes: list[tuple[str, Any]], flags: list[tuple[tuple[str, ...], int]]
 ) -> None:
-    model, items, overrides = Model(), [], []
+    model, items, overrides = Model(), list[Item](), list[str]()
     for index, (kind, node) in enumerate(nodes):
         if kind == "file":
             name = str(tmp_path / f"f{index}.toml")
@@ -336,5 +336,5 @@ def test_every_leaf_comes_from_the_last_node_that_set_it(
         warnings.simplefilter("error")  # schema-less: nothing to warn about
         composed = compose_items(items, None)
     assert composed.tree == unwrap(model.tree)
-    for path, leaf in leaves(model.tree):
-        assert composed.origins.describe(path) == leaf[2], path
+    for where, leaf in leaves(model.tree):
+        assert composed.origins.describe(where) == leaf[2], where

@@ -42,7 +42,7 @@ def test_the_contract_names_are_exported() -> None:
 def test_to_toml_is_exported_and_round_trips(write: WriteFile) -> None:
     """Contract §1: `to_toml(model)` -> TOML that loads back, with `compose`, to an equal model;
     None is written as "None"."""
-    to_toml = package.to_toml  # type: ignore[attr-defined]
+    to_toml = package.to_toml
     assert "to_toml" in package.__all__
     config = parse(
         RLConfig,

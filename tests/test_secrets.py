@@ -160,7 +160,7 @@ def test_an_error_never_shows_a_secret(write: WriteFile, argv: list[str], expect
     """A rejected secret, or one under a misspelled key, is masked in the error."""
 
     class Strict(BaseConfig):
-        key: SecretStr = Field(SecretStr(""), min_length=10)
+        key: SecretStr = Field(default=SecretStr(""), min_length=10)
         name: str = "x"
 
     class StrictApp(BaseConfig):
