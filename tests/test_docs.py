@@ -62,13 +62,13 @@ from typing import TextIO
 
 import pytest
 import tomli
+from conftest import VENV_BIN
 
 from compose._interp import resolvers as _resolvers
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 MARKDOWN = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-VENV_BIN = Path(sys.executable).parent  # .venv/bin when run as `.venv/bin/python -m pytest`
 SHOWN_WORKDIR = "/path/to/project"
 WILDCARD = "..."
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Iterator
@@ -12,6 +10,7 @@ from typing import Any
 
 import pytest
 import tomli
+from conftest import run_python
 from hypothesis import given
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case, Raises
@@ -381,7 +380,7 @@ def test_omegaconf_is_never_imported_by_us() -> None:
         "resolve_tree({'a': 1, 's': '${a} ${nope:1}'.split()[0]}); "
         "assert 'omegaconf' not in sys.modules"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    assert run_python(code) == (0, "", "")
 
 
 # -- default_at: class defaults

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_python
 
 import compose._output.write
 from compose import OutputError, write_configs
@@ -114,10 +114,8 @@ write_configs(sys.argv[1], {name: {"run": "new"} for name in runs} | {"extra": {
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and directory locks")
 def test_the_next_write_undoes_a_writer_killed_mid_commit(tmp_path: Path) -> None:
     write_configs(tmp_path, OLD)
-    killed = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_KILLED_MID_COMMIT), str(tmp_path)], check=False
-    )
-    assert killed.returncode == -signal.SIGKILL
+    code, _, _ = run_python(textwrap.dedent(_KILLED_MID_COMMIT), str(tmp_path))
+    assert code == -signal.SIGKILL
     assert _runs(tmp_path) == {"old", "new"}  # the mix a killed writer leaves behind
     write_configs(tmp_path, {"inference": {"run": "next"}})
     after = _contents(tmp_path)
