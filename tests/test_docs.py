@@ -474,6 +474,8 @@ def check_excerpt(block: Block, source: Path) -> None:
 
 @pytest.mark.parametrize("path", MARKDOWN, ids=shown)
 def test_code_blocks_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every code block of the page runs, in order, and shows what the page says it shows
+    (`Page.run` compares each output and excerpt)."""
     workdir = tmp_path / "project"
     workdir.mkdir()
     prepare_workdir(workdir)

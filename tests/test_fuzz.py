@@ -476,6 +476,9 @@ FUZZ = settings(
 @settings(FUZZ, max_examples=200)
 @given(tokens=argv(), command=st.integers(0, 13))
 def test_argv_streams(fuzz_dir: Path, tokens: list[str], command: int) -> None:
+    """A fuzzer (its asserts are in the runners): any argv given to `parse`, `cli` and a
+    `compose` subcommand gives a result or a ComposeError, exits 0, 1 or 2 without a
+    traceback, and returns within the hang guard."""
     with inside(fuzz_dir):
         feed(argv_calls(tokens, command))
 
@@ -485,6 +488,8 @@ def test_argv_streams(fuzz_dir: Path, tokens: list[str], command: int) -> None:
     overrides=st.lists(st.builds("{}={}".format, key(), value_token) | argv_item().map(" ".join))
 )
 def test_override_strings(fuzz_dir: Path, overrides: list[str]) -> None:
+    """A fuzzer: any `compose()` override strings, over a file, a plain file or the schema,
+    give a result or a ComposeError (`result_or_compose_error`), within the hang guard."""
     with inside(fuzz_dir):
         feed(
             [
@@ -617,6 +622,8 @@ def mutated_toml(draw: st.DrawFn) -> bytes:
 @settings(FUZZ, max_examples=200)
 @given(data=mutated_toml())
 def test_mutated_toml(fuzz_dir: Path, data: bytes) -> None:
+    """A fuzzer: a valid file's bytes mutated, composed with and without the schema and shown,
+    give a result or a ComposeError and a clean exit, within the hang guard."""
     with inside(fuzz_dir):
         Path("mutated.toml").write_bytes(data)
         feed(file_calls("mutated.toml"))
@@ -689,6 +696,9 @@ def toml_string(text: str) -> str:
 @settings(FUZZ, max_examples=150)
 @given(first=interpolation(), second=interpolation(), third=interpolation())
 def test_interpolations(fuzz_dir: Path, first: str, second: str, third: str) -> None:
+    """A fuzzer: interpolation strings built from tricky pieces, in files, flags and
+    overrides, resolve or are a ComposeError, and `show --resolved` exits cleanly, within the
+    hang guard."""
     typed = (
         f"tag = {toml_string(first)}\n"
         f"[trainer.model]\nname = {toml_string(second)}\n"
@@ -743,6 +753,8 @@ def replay(entry: Path, directory: Path) -> None:
 
 @pytest.mark.parametrize("entry", corpus_entries(), ids=lambda path: path.name)
 def test_corpus(entry: Path, tmp_path: Path) -> None:
+    """A regression guard: each input that once crashed or hung goes through every entry
+    point again and keeps the fuzzers' promises (asserted in the runners)."""
     replay(entry, make_fuzz_dir(tmp_path))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 import warnings
 from collections.abc import Iterator
@@ -252,8 +251,17 @@ def test_escape_round_trip(value: str) -> None:
 
 @given(st.text(alphabet="${}\\?.ab:'\",[]() \t=é", max_size=25))
 def test_any_text_resolves_or_raises_a_compose_error(value: str) -> None:
-    with contextlib.suppress(ComposeError):
-        resolve_tree({"a": 1, "b": {"c": "x"}, "s": value}, resolvers={"r": lambda *a: a})
+    """Any text resolves, or is refused as an InterpolationError blamed on its own key; resolving
+    changes nothing else, and text without `$`, `\\` or the `???` marker stays as it is."""
+    tree = {"a": 1, "b": {"c": "x"}, "s": value}
+    try:
+        resolved = resolve_tree(tree, resolvers={"r": lambda *a: a})
+    except InterpolationError as error:
+        assert error.key == "s", error
+    else:
+        assert (resolved["a"], resolved["b"]) == (1, {"c": "x"})
+        if not {"$", "\\"} & set(value) and value != "???":
+            assert resolved["s"] == value
 
 
 # -- resolvers
