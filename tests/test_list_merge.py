@@ -9,7 +9,7 @@ import warnings
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pytest
-from schemas import RLConfig
+from schemas import Adam, RLConfig, Sgd
 
 import compose as package
 from compose import (
@@ -27,18 +27,6 @@ from compose._cli.command import main as compose_main
 
 if TYPE_CHECKING:
     from conftest import WriteFile
-
-
-class Adam(BaseConfig):
-    type: Literal["adam"] = "adam"
-    lr: float = 1e-3
-    betas: list[float] = [0.9, 0.99]
-
-
-class Sgd(BaseConfig):
-    type: Literal["sgd"] = "sgd"
-    lr: float = 1e-2
-    momentum: float = 0.0
 
 
 class Env(BaseConfig):
