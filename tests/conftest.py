@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 from schemas import RLConfig
 
 from compose import cli
@@ -28,6 +30,43 @@ APP_PREFIX = "RL_"  # the example app's `env_prefix`
 TESTS = Path(__file__).resolve().parent
 VENV_BIN = Path(sys.executable).parent  # .venv/bin when run as `.venv/bin/python -m pytest`
 COMPOSE = str(VENV_BIN / "compose")  # the installed console script
+
+# Hypothesis, one profile for the suite and one for a deeper run (HYPOTHESIS_PROFILE=long):
+# - default: derandomized, so CI, a rerun and a colleague see the same examples (and a
+#   failure found once fails every time); so no example database. No deadline and no
+#   too_slow check: how fast a loaded machine runs an example is not what a test checks.
+# - long: fresh random examples, ten times as many, failures kept in .hypothesis/ and
+#   replayed first, as a blob that `@reproduce_failure` takes.
+# A test whose cost needs its own count says `max_examples=examples(N)`: N in the default
+# profile, scaled with the profile.
+_DEFAULT_EXAMPLES = 100
+settings.register_profile(
+    "default",
+    max_examples=_DEFAULT_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],  # and SHARING_TMP_PATH's, where it is used
+)
+settings.register_profile(
+    "long",
+    settings.get_profile("default"),
+    max_examples=10 * _DEFAULT_EXAMPLES,
+    derandomize=False,
+    database=DirectoryBasedExampleDatabase(TESTS.parent / ".hypothesis" / "examples"),
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def examples(count: int) -> int:
+    """`count` examples under the default profile, as many times more as the profile runs."""
+    return max(1, count * settings().max_examples // _DEFAULT_EXAMPLES)
+
+
+# The health checks to suppress for a property whose examples write their files under the
+# test's tmp_path, each under names of its own: the examples share the fixture on purpose.
+SHARING_TMP_PATH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Discriminator, Field, Tag
 from schemas import (
@@ -39,13 +40,7 @@ from compose._schema.walk import walk
 if TYPE_CHECKING:
     from conftest import WriteFile
 
-LEAN = settings(
-    max_examples=60,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-)
+LEAN = settings(max_examples=examples(60))
 
 # --- the law: binding is the schema's own validation ------------------------------------------
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pytest
 import tomli
-from hypothesis import HealthCheck, given, settings
+from conftest import SHARING_TMP_PATH
+from hypothesis import given, settings
 from pydantic import BaseModel, Field
 from schemas import Adam, CheckpointConfig, EnvConfig, MuonConfig, RLConfig, Sgd, TrainerConfig
 from strategies import instances
@@ -38,11 +39,7 @@ def reload(path: Path, text: str, schema: type[BaseModel]) -> BaseModel:
 # --- the round trip, property-tested -----------------------------------------------------------
 
 
-@settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(suppress_health_check=SHARING_TMP_PATH)
 @given(model=instances())
 def test_to_toml_round_trips_generated_schemas(tmp_path: Path, model: BaseConfig) -> None:
     text = to_toml(model)

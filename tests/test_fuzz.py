@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemas import RLConfig
@@ -461,19 +462,15 @@ def feed(calls: list[Callable[[], object]]) -> None:
             call()
 
 
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=(Phase.explicit, Phase.generate),
-    suppress_health_check=list(HealthCheck),
-)
+# A fuzzer finds, it does not shrink (tests/fuzz/run.py collects the shortest input), and
+# generates what the health checks would call too large or too filtered on purpose.
+FUZZ = settings(phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
 
 
 # --- argv ------------------------------------------------------------------------------------
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=examples(200))
 @given(tokens=argv(), command=st.integers(0, 13))
 def test_argv_streams(fuzz_dir: Path, tokens: list[str], command: int) -> None:
     """A fuzzer (its asserts are in the runners): any argv given to `parse`, `cli` and a
@@ -483,7 +480,7 @@ def test_argv_streams(fuzz_dir: Path, tokens: list[str], command: int) -> None:
         feed(argv_calls(tokens, command))
 
 
-@settings(FUZZ, max_examples=100)
+@FUZZ
 @given(
     overrides=st.lists(st.builds("{}={}".format, key(), value_token) | argv_item().map(" ".join))
 )
@@ -619,7 +616,7 @@ def mutated_toml(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=examples(200))
 @given(data=mutated_toml())
 def test_mutated_toml(fuzz_dir: Path, data: bytes) -> None:
     """A fuzzer: a valid file's bytes mutated, composed with and without the schema and shown,
@@ -693,7 +690,7 @@ def toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=examples(150))
 @given(first=interpolation(), second=interpolation(), third=interpolation())
 def test_interpolations(fuzz_dir: Path, first: str, second: str, third: str) -> None:
     """A fuzzer: interpolation strings built from tricky pieces, in files, flags and

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import SHARING_TMP_PATH, examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 from schemas import RLConfig
@@ -307,9 +308,7 @@ def unwrap(tree: dict[str, Any]) -> dict[str, Any]:
     return {k: unwrap(v) if isinstance(v, dict) else v[1] for k, v in tree.items()}
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(150), suppress_health_check=SHARING_TMP_PATH)
 @given(nodes=NODES, flags=FLAGS)
 def test_every_leaf_comes_from_the_last_node_that_set_it(
     tmp_path: Path, nodes: list[tuple[str, Any]], flags: list[tuple[tuple[str, ...], int]]

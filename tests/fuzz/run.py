@@ -105,6 +105,7 @@ def run_target(
 ) -> None:
     @settings(
         max_examples=examples,
+        derandomize=False,  # not the suite's profile (test_fuzz loads conftest): the seed's
         database=None,
         deadline=None,
         suppress_health_check=list(HealthCheck),
