@@ -88,4 +88,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    # The API, lazy names included; not what this module imports to build it (Any, importlib,
+    # the `errors` submodule...), which tab completion would otherwise offer as compose's own.
+    return sorted({*__all__, *(name for name in globals() if name.startswith("_"))})

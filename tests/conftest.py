@@ -1,20 +1,72 @@
-"""Shared fixtures: TOML fixtures written into `tmp_path`, which is also the working directory,
-so that file paths in messages are short and stable (`a.toml:3`)."""
+"""Shared fixtures and helpers.
+
+Fixtures: TOML fixtures written into `tmp_path`, which is also the working directory, so that
+file paths in messages are short and stable (`a.toml:3`).
+
+Helpers, imported by test modules (`from conftest import run_command`): `run_cli` and
+`run_compose` run an entrypoint or the `compose` command in this process; `run_command` and
+`run_python` run a child process.
+"""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 from schemas import RLConfig
 
 from compose import cli
+from compose._cli.command import main as compose_main
 
 WriteFile = Callable[[str, "str | bytes"], str]
 APP_PREFIX = "RL_"  # the example app's `env_prefix`
+TESTS = Path(__file__).resolve().parent
+VENV_BIN = Path(sys.executable).parent  # .venv/bin when run as `.venv/bin/python -m pytest`
+COMPOSE = str(VENV_BIN / "compose")  # the installed console script
+
+# Hypothesis, one profile for the suite and one for a deeper run (HYPOTHESIS_PROFILE=long):
+# - default: derandomized, so CI, a rerun and a colleague see the same examples (and a
+#   failure found once fails every time); so no example database. No deadline and no
+#   too_slow check: how fast a loaded machine runs an example is not what a test checks.
+# - long: fresh random examples, ten times as many, failures kept in .hypothesis/ and
+#   replayed first, as a blob that `@reproduce_failure` takes.
+# A test whose cost needs its own count says `max_examples=examples(N)`: N in the default
+# profile, scaled with the profile.
+_DEFAULT_EXAMPLES = 100
+settings.register_profile(
+    "default",
+    max_examples=_DEFAULT_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],  # and SHARING_TMP_PATH's, where it is used
+)
+settings.register_profile(
+    "long",
+    settings.get_profile("default"),
+    max_examples=10 * _DEFAULT_EXAMPLES,
+    derandomize=False,
+    database=DirectoryBasedExampleDatabase(TESTS.parent / ".hypothesis" / "examples"),
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def examples(count: int) -> int:
+    """`count` examples under the default profile, as many times more as the profile runs."""
+    return max(1, count * settings().max_examples // _DEFAULT_EXAMPLES)
+
+
+# The health checks to suppress for a property whose examples write their files under the
+# test's tmp_path, each under names of its own: the examples share the fixture on purpose.
+SHARING_TMP_PATH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 
 
 @pytest.fixture(autouse=True)
@@ -58,3 +110,58 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     out, err = capsys.readouterr()
     assert isinstance(code, int)
     return code, out, err
+
+
+def run_compose(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of the `compose` command `compose ARGV`, in this process."""
+    code = compose_main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_command(
+    argv: Sequence[str | bytes | os.PathLike[str]],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of a child process.
+
+    Text is UTF-8, and bytes that are not (a file name, say) come back as surrogate escapes
+    instead of failing the decoding. `env` is the child's whole environment (default: this
+    one's, without the shell's `RL_*`, see `_no_app_variables`). `timeout` is a hang guard:
+    past it the child is killed and the test fails with `subprocess.TimeoutExpired`.
+    """
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        input=input,
+        stdin=subprocess.DEVNULL if input is None else None,  # never the terminal's
+        capture_output=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+        timeout=timeout,
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def run_python(
+    code: str,
+    *args: str,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> tuple[int, str, str]:
+    """`python -c CODE ARGS` in a fresh interpreter (this one's): see `run_command`."""
+    return run_command([sys.executable, "-c", code, *args], cwd=cwd, env=env, timeout=timeout)
+
+
+def environ_with_tests(**extra: str) -> dict[str, str]:
+    """This environment, with `tests/` and this interpreter's `sys.path` on PYTHONPATH (so that
+    a child imports `schemas` as the tests do), and `extra` variables."""
+    path = os.pathsep.join([str(TESTS), *sys.path])
+    return {**os.environ, "PYTHONPATH": path, **extra}

@@ -199,6 +199,21 @@ class RLConfig(BaseConfig):
 # --- small schemas for focused tests ---------------------------------------------------------
 
 
+class Adam(BaseConfig):
+    """With `Sgd`, a small optimizer union (`Adam | Sgd` on `type`): fields of both (`lr`),
+    of one only (`betas`, `momentum`), and different defaults for the shared one."""
+
+    type: Literal["adam"] = "adam"
+    lr: float = 1e-3
+    betas: list[float] = [0.9, 0.99]
+
+
+class Sgd(BaseConfig):
+    type: Literal["sgd"] = "sgd"
+    lr: float = 0.1
+    momentum: float = 0.0
+
+
 class Required(BaseConfig):
     """A schema with a field that has no default."""
 

@@ -6,6 +6,7 @@ mark, an argument given in the wrong form), not for one spelling of it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import COMPOSE, run_command
 from pydantic import model_validator
 
 from compose import BaseConfig, ComposeError, compose, parse
@@ -20,7 +22,6 @@ from compose import BaseConfig, ComposeError, compose, parse
 if TYPE_CHECKING:
     from conftest import WriteFile
 
-COMMAND = str(Path(sys.executable).parent / "compose")
 HUGE = "1" + "0" * 400  # an integer no float holds
 
 
@@ -68,7 +69,7 @@ def test_a_huge_integer_stays_exact_where_the_field_is_an_int() -> None:
 
 def test_overrides_given_as_one_string_are_refused() -> None:
     with pytest.raises(ComposeError) as caught:
-        compose([], "optim.lr=0.1", schema=Run)  # type: ignore[arg-type]
+        compose([], "optim.lr=0.1", schema=Run)  # a str is a Sequence[str]: typing passes it
     assert str(caught.value) == (
         "'optim.lr=0.1' (from overrides): overrides is a list of strings, one override each; "
         "write overrides=['optim.lr=0.1']"
@@ -84,15 +85,11 @@ def test_schemaless_no_flag_is_false() -> None:
 
 
 def parse_schemaless(argv: list[str]) -> object:
-    out = subprocess.run(
-        [sys.executable, "-m", "compose", "show", "--format", "json", *argv],
-        capture_output=True,
-        text=True,
-        check=True,
+    code, out, err = run_command(
+        [sys.executable, "-m", "compose", "show", "--format", "json", *argv]
     )
-    import json
-
-    return json.loads(out.stdout)
+    assert (code, err) == (0, ""), err
+    return json.loads(out)
 
 
 def test_a_byte_order_mark_is_accepted(write: WriteFile) -> None:
@@ -131,10 +128,7 @@ def test_empty_names_given_to_the_compose_command_are_errors(
     write: WriteFile, argv: list[str], message: str
 ) -> None:
     write("a.toml", "a = 1\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "compose", *argv], capture_output=True, text=True, check=False
-    )
-    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+    assert run_command([sys.executable, "-m", "compose", *argv]) == (2, "", message)
 
 
 def test_a_module_in_the_working_directory_never_shadows_an_installed_library(
@@ -144,23 +138,9 @@ def test_a_module_in_the_working_directory_never_shadows_an_installed_library(
     (The installed command: `python -m` puts the working directory first itself.)"""
     write("json.py", "raise SystemExit('the working directory shadowed json')\n")
     write("app.py", "from compose import BaseConfig\n\nclass App(BaseConfig):\n    x: int = 1\n")
-    done = subprocess.run(
-        [
-            COMMAND,
-            "show",
-            "--resolved",
-            "--format",
-            "json",
-            "--schema",
-            "app:App",
-            "--x",
-            "2",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert (done.returncode, done.stderr, done.stdout.split()) == (0, "", ["{", '"x":', "2", "}"])
+    argv = [COMPOSE, "show", "--resolved", "--format", "json", "--schema", "app:App", "--x", "2"]
+    code, out, err = run_command(argv)
+    assert (code, err, out.split()) == (0, "", ["{", '"x":', "2", "}"])
 
 
 @pytest.mark.parametrize(
@@ -168,7 +148,7 @@ def test_a_module_in_the_working_directory_never_shadows_an_installed_library(
     [
         [sys.executable, "-m", "rl_app", "rl", "--help"],
         [sys.executable, "-m", "rl_app", "rl", "--help", "trainer"],
-        [COMMAND, "show", "@", "large.toml"],
+        [COMPOSE, "show", "@", "large.toml"],
     ],
 )
 def test_a_closed_stdout_ends_quietly(write: WriteFile, command: list[str]) -> None:
@@ -306,24 +286,18 @@ def test_argument_bytes_that_are_not_utf8_are_an_error_before_anything_is_writte
     tmp_path: Path,
 ) -> None:
     output = tmp_path / "run"
-    argv = [sys.executable, "-m", "rl_app", "rl", "--model.name", b"caf\xe9", "--dry-run"]
-    done = subprocess.run(
-        [*argv, "--output-dir", str(output)], capture_output=True, check=False, cwd=tmp_path
-    )
-    assert (done.returncode, done.stdout) == (2, b"")
-    assert (
-        done.stderr
-        == b"error: --model.name = 'caf\\\\xe9': is not valid UTF-8; pass the value as UTF-8\n"
+    argv: list[str | bytes] = [sys.executable, "-m", "rl_app", "rl", "--model.name", b"caf\xe9"]
+    argv.append("--dry-run")
+    assert run_command([*argv, "--output-dir", str(output)], cwd=tmp_path) == (
+        2,
+        "",
+        "error: --model.name = 'caf\\\\xe9': is not valid UTF-8; pass the value as UTF-8\n",
     )
     assert not output.exists()
-    with_path = subprocess.run(  # a file's name may hold such bytes: it is only looked up
-        [sys.executable, "-m", "compose", "show", "@", b"caf\xe9.toml"],
-        capture_output=True,
-        check=False,
-        cwd=tmp_path,
-    )
-    assert with_path.returncode == 2
-    assert b"file not found" in with_path.stderr
+    # a file's name may hold such bytes: it is only looked up
+    assert run_command(
+        [sys.executable, "-m", "compose", "show", "@", b"caf\xe9.toml"], cwd=tmp_path
+    ) == (2, "", f"error: caf\\udce9.toml: file not found; looked in {tmp_path}\n")
 
 
 def test_an_integer_past_the_decimal_conversion_limit_is_shown_and_written(

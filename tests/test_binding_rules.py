@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import pydantic
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Discriminator, Field, Tag
-from schemas import EnvConfig, InferenceConfig, MuonConfig, RLConfig, SamplingConfig, Scalars
+from schemas import (
+    Adam,
+    EnvConfig,
+    InferenceConfig,
+    MuonConfig,
+    RLConfig,
+    SamplingConfig,
+    Scalars,
+    Sgd,
+)
 from strategies import rich_schemas
 
 from compose import BaseConfig, ComposeError, UnknownKeyError, compose, parse, renamed
@@ -30,13 +40,7 @@ from compose._schema.walk import walk
 if TYPE_CHECKING:
     from conftest import WriteFile
 
-LEAN = settings(
-    max_examples=60,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-)
+LEAN = settings(max_examples=examples(60))
 
 # --- the law: binding is the schema's own validation ------------------------------------------
 
@@ -176,17 +180,6 @@ def test_unknown_keys_come_in_the_order_the_files_wrote_them(write: WriteFile) -
     first, second = caught.value.errors
     assert first.key == "--orchestrator.batch-sizee"
     assert second.key == "--trainer.micro-batch"
-
-
-class Adam(BaseConfig):
-    type: Literal["adam"] = "adam"
-    lr: float = 0.1
-
-
-class Sgd(BaseConfig):
-    type: Literal["sgd"] = "sgd"
-    lr: float = 0.1
-    momentum: float = 0.0
 
 
 class Trainer(BaseConfig):

@@ -4,14 +4,13 @@ on stderr and no traceback, warnings are printed as `warning: ...` (contract §1
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import pytest
-from conftest import run_cli
+from conftest import environ_with_tests, run_cli, run_command
 from schemas import MuonConfig, RLConfig
 
 import compose._api
@@ -19,8 +18,6 @@ from compose import ComposeError, cli
 
 if TYPE_CHECKING:
     from conftest import WriteFile
-
-TESTS = Path(__file__).parent
 
 
 def test_good_input_returns_the_config_silently(
@@ -222,16 +219,10 @@ print(cli(App, ["--lr", "0.5"]).lr)
 def test_a_warning_that_is_not_ours_passes_through_once() -> None:
     """An app's own warning is handed back to Python's warning system, as it would be without
     compose: once, and not recorded again (it once was, forever, filling memory)."""
-    done = subprocess.run(
-        [sys.executable, "-W", "always", "-c", _WARNS_ITS_OWN],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert (done.returncode, done.stdout) == (0, "0.5\n")
-    assert done.stderr.count("DeprecationWarning: lr is deprecated") == 1
-    assert "warning: " not in done.stderr  # not dressed as one of compose's own
+    code, out, err = run_command([sys.executable, "-W", "always", "-c", _WARNS_ITS_OWN])
+    assert (code, out) == (0, "0.5\n")
+    assert err.count("DeprecationWarning: lr is deprecated") == 1
+    assert "warning: " not in err  # not dressed as one of compose's own
 
 
 def test_warnings_are_printed_before_an_error(
@@ -276,23 +267,9 @@ def test_a_real_entrypoint_process(tmp_path: Path) -> None:
     traceback; exit 0 on good input."""
     script = tmp_path / "rl.py"
     script.write_text(ENTRYPOINT)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path])}
-
-    def run(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, str(script), *argv],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=60,
-            check=False,
-        )
-
-    bad = run("--seed", "x", "--trainer.model.name")
-    assert bad.returncode == 2
-    assert "Traceback" not in bad.stderr
-    assert bad.stdout == ""
-    assert bad.stderr == "error: --trainer.model.name: expects a value\n"
-    good = run("--seed", "7")
-    assert (good.returncode, good.stdout, good.stderr) == (0, "seed 7\n", "")
+    command = [sys.executable, str(script)]
+    env = environ_with_tests()
+    bad = run_command([*command, "--seed", "x", "--trainer.model.name"], env=env, cwd=tmp_path)
+    assert bad == (2, "", "error: --trainer.model.name: expects a value\n")
+    good = run_command([*command, "--seed", "7"], env=env, cwd=tmp_path)
+    assert good == (0, "seed 7\n", "")

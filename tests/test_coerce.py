@@ -108,8 +108,8 @@ def test_cli_number_equals_the_same_toml_number_in_a_validator(write: WriteFile)
 def test_none_becomes_none_where_the_type_admits_it() -> None:
     config = parse(Scalars, ["--maybe-text", "None", "--maybe-int", "None"])
     assert (config.maybe_text, config.maybe_int) == (None, None)
-    config = parse(RLConfig, ["--max-steps", "None", "--trainer.model.max-model-len", "None"])
-    assert (config.max_steps, config.trainer.model.max_model_len) == (None, None)
+    rl = parse(RLConfig, ["--max-steps", "None", "--trainer.model.max-model-len", "None"])
+    assert (rl.max_steps, rl.trainer.model.max_model_len) == (None, None)
 
 
 def test_none_stays_text_in_a_plain_str_field() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 import tomli
+from conftest import COMPOSE, run_command, run_compose
 
 from compose._cli.command import main
 
@@ -95,15 +95,9 @@ def files(write: WriteFile) -> Iterator[None]:
         sys.modules.pop(name, None)
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def ok(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     """stdout of a command that must succeed silently on stderr."""
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_compose(capsys, *argv)
     assert (code, err) == (0, ""), err
     return out
 
@@ -164,7 +158,9 @@ def test_show_resolved_output_reloads_to_the_same_model(
 
 
 def test_show_validates_with_a_schema(files: None, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "show", "--resolved", "--schema", "app_schema:App", "--seed", "x")
+    code, out, err = run_compose(
+        capsys, "show", "--resolved", "--schema", "app_schema:App", "--seed", "x"
+    )
     assert (code, out) == (2, "")
     assert err == (
         "error: --seed = 'x': "
@@ -310,7 +306,7 @@ def test_show_json_origins_refuses_a_config_with_an_origins_key(
     write: WriteFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write("o.toml", "origins = 1\n")
-    code, out, err = run(capsys, "show", "--format", "json", "--origins", "@", "o.toml")
+    code, out, err = run_compose(capsys, "show", "--format", "json", "--origins", "@", "o.toml")
     assert (code, out) == (2, "")
     assert err == 'error: the config has a key "origins": use --format toml with --origins\n'
 
@@ -475,7 +471,7 @@ def test_explain_of_a_key_no_node_sets_without_a_schema(
 def test_diff_prints_the_leaves_that_differ_with_origins_and_exits_1(
     files: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(
+    code, out, err = run_compose(
         capsys,
         "diff",
         "@",
@@ -501,7 +497,7 @@ def test_diff_prints_the_leaves_that_differ_with_origins_and_exits_1(
 def test_diff_of_equal_compositions_says_so_and_exits_0(
     files: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(
+    code, out, err = run_compose(
         capsys,
         "diff",
         "@",
@@ -521,9 +517,9 @@ def test_diff_resolved_compares_resolved_values(
     files: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ("@", "base.toml", "--seed", "1", "--", "@", "base.toml", "--seed", "2")
-    code, raw, _ = run(capsys, "diff", *argv)
+    code, raw, _ = run_compose(capsys, "diff", *argv)
     assert (code, raw) == (1, "--seed: 1 (--seed) -> 2 (--seed)\n")
-    code, resolved, _ = run(capsys, "diff", "--resolved", *argv)
+    code, resolved, _ = run_compose(capsys, "diff", "--resolved", *argv)
     assert code == 1
     assert resolved == (
         "--seed: 1 (--seed) -> 2 (--seed)\n--name: 'run-1' (base.toml:2) -> 'run-2' (base.toml:2)\n"
@@ -534,9 +530,9 @@ def test_diff_resolved_with_a_schema_sees_defaults(
     files: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Setting a value to its default is no difference once defaults are filled in."""
-    code, out, _ = run(capsys, "diff", "--schema", "app_schema:App", "--seed", "0", "--")
+    code, out, _ = run_compose(capsys, "diff", "--schema", "app_schema:App", "--seed", "0", "--")
     assert (code, out) == (1, "--seed: 0 (--seed) -> (unset)\n")
-    code, out, _ = run(
+    code, out, _ = run_compose(
         capsys, "diff", "--resolved", "--schema", "app_schema:App", "--seed", "0", "--"
     )
     assert (code, out) == (0, "no differences\n")
@@ -547,7 +543,7 @@ def test_diff_shows_none_as_none_not_as_the_text_none(
 ) -> None:
     """A resolved, validated side holds None; the string 'None' would be another value."""
     argv = ("--seed", "0", "--", "--seed", "0", "--tag", "None")
-    code, out, _ = run(capsys, "diff", "--resolved", "--schema", "app_schema:App", *argv)
+    code, out, _ = run_compose(capsys, "diff", "--resolved", "--schema", "app_schema:App", *argv)
     assert (code, out) == (1, "--tag: 't' (default) -> None (--tag)\n")
 
 
@@ -682,7 +678,7 @@ def test_bad_input_exits_2_with_one_error_line(
     expected: str,
 ) -> None:
     write("boom_schema.py", 'raise RuntimeError("boom")\n')
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_compose(capsys, *argv)
     assert (code, out) == (2, "")
     assert err.startswith("error: ")
     assert err.endswith("\n")
@@ -694,41 +690,29 @@ def test_bad_input_exits_2_with_one_error_line(
 def test_a_missing_file_is_named_as_typed_and_the_folder_it_was_looked_in(
     files: None, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    _, _, err = run(capsys, "show", "@", "conf/missing.toml")
+    _, _, err = run_compose(capsys, "show", "@", "conf/missing.toml")
     assert err == f"error: conf/missing.toml: file not found; looked in {tmp_path}\n"
 
 
 # --- the installed console script ----------------------------------------------------------------
 
-COMPOSE = Path(sys.executable).parent / "compose"
-
 
 def test_the_console_script_shows_a_composition(files: None, tmp_path: Path) -> None:
-    result = subprocess.run(
-        [str(COMPOSE), "show", "--resolved", "--format", "json", "@", "base.toml", "--seed", "9"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert (result.returncode, result.stderr) == (0, "")
-    assert json.loads(result.stdout)["name"] == "run-9"
-    assert "\x1b" not in result.stdout  # piped: plain, no colour codes
+    argv = [COMPOSE, "show", "--resolved", "--format", "json", "@", "base.toml", "--seed", "9"]
+    code, out, err = run_command(argv, cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert json.loads(out)["name"] == "run-9"
+    assert "\x1b" not in out  # piped: plain, no colour codes
 
 
 def test_the_console_script_reports_bad_input_without_a_traceback(
     files: None, tmp_path: Path
 ) -> None:
-    result = subprocess.run(
-        [str(COMPOSE), "diff", "@", "base.toml", "--", "@", "broken.toml"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr == (
-        "error: broken.toml:2:9: invalid TOML: Expected ']' at the end of a table declaration\n"
+    argv = [COMPOSE, "diff", "@", "base.toml", "--", "@", "broken.toml"]
+    assert run_command(argv, cwd=tmp_path) == (
+        2,
+        "",
+        "error: broken.toml:2:9: invalid TOML: Expected ']' at the end of a table declaration\n",
     )
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import VENV_BIN, run_command, run_python
 from rl_app.config import RLConfig
 
 from compose import ArgvError, cli
@@ -31,7 +30,6 @@ from compose._cli.complete import (
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = str(ROOT / "conf")
-VENV_BIN = Path(sys.executable).parent
 
 ALGOS = ["grpo", "max_rl", "opd", "opsd", "sft", "echo"]
 
@@ -261,16 +259,14 @@ def test_scripts_refuse_what_they_cannot_name() -> None:
 
 def test_the_compose_command_prints_the_entrypoints_script() -> None:
     env = _env(_COMPOSE_COMPLETE="bash")
-    by_variable = _run(["rl"], env)
-    by_command = _run(["compose", "completion", "bash", "rl"], _env())
-    assert by_variable.returncode == by_command.returncode == 0
-    assert by_variable.stdout == by_command.stdout == completion_script("bash", "rl")
+    script = completion_script("bash", "rl")
+    assert run_command(["rl"], env=env) == (0, script, "")
+    assert run_command(["compose", "completion", "bash", "rl"], env=_env()) == (0, script, "")
 
 
 def test_the_bash_script_parses() -> None:
-    script = _run(["compose", "completion", "bash", "rl"], _env()).stdout
-    checked = _run(["bash", "-n"], _env(), script)
-    assert checked.returncode == 0, checked.stderr
+    _, script, _ = run_command(["compose", "completion", "bash", "rl"], env=_env())
+    assert run_command(["bash", "-n"], env=_env(), input=script) == (0, "", "")
     assert "complete -o default -F _compose_complete_rl rl" in script
 
 
@@ -286,14 +282,16 @@ def test_the_zsh_and_fish_scripts(shell: str) -> None:
         assert "_COMPOSE_COMPLETE=complete_fish" in script
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed: only the script's text is checked")
-    checked = _run([shell, "-n"], _env(), script)
-    assert checked.returncode == 0, checked.stderr
+    assert run_command([shell, "-n"], env=_env(), input=script) == (0, "", "")
 
 
 def test_an_unknown_instruction_is_an_error() -> None:
-    done = _run(["rl"], _env(_COMPOSE_COMPLETE="complete_tcsh"))
-    assert done.returncode == 2
-    assert "_COMPOSE_COMPLETE=complete_tcsh" in done.stderr
+    assert run_command(["rl"], env=_env(_COMPOSE_COMPLETE="complete_tcsh")) == (
+        2,
+        "",
+        "error: _COMPOSE_COMPLETE=complete_tcsh: expected one of bash, zsh, fish, "
+        "complete_bash, complete_zsh, complete_fish\n",
+    )
 
 
 def test_cli_answers_before_parsing(
@@ -327,9 +325,9 @@ def press_tab(line: str, words: str, replaced: str | None = None) -> list[str]:
     calls it makes, then COMPREPLY."""
     if replaced is None:
         replaced = "" if line.endswith(" ") else line.rsplit(maxsplit=1)[-1]
-    done = _run(["bash", "-c", _TAB, "tab", line, words, replaced], _env())
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
+    code, out, err = run_command(["bash", "-c", _TAB, "tab", line, words, replaced], env=_env())
+    assert (code, err) == (0, ""), err
+    return out.splitlines()
 
 
 def test_bash_completes_a_flag() -> None:
@@ -380,8 +378,9 @@ print("loaded:", *loaded)
 
 def _loaded(setup: str, argv: list[str]) -> str:
     code = _IMPORTS.format(setup=setup, argv=argv)
-    done = _run([sys.executable, "-c", code], _env())
-    return done.stdout.splitlines()[-1]
+    status, out, err = run_python(code, env=_env())
+    assert status == 0, err
+    return out.splitlines()[-1]
 
 
 def test_completing_imports_neither_rich_nor_the_engine() -> None:
@@ -398,9 +397,3 @@ def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("_COMPOSE_COMPLETE", "COMPOSE_PATH")}
     env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
     return {**env, **extra}
-
-
-def _run(argv: list[str], env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        argv, env=env, input=stdin, text=True, capture_output=True, timeout=60, check=False
-    )

@@ -62,13 +62,13 @@ from typing import TextIO
 
 import pytest
 import tomli
+from conftest import VENV_BIN
 
 from compose import register_resolver, registered_resolvers, unregister_resolver
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 MARKDOWN = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-VENV_BIN = Path(sys.executable).parent  # .venv/bin when run as `.venv/bin/python -m pytest`
 SHOWN_WORKDIR = "/path/to/project"
 WILDCARD = "..."
 
@@ -474,6 +474,8 @@ def check_excerpt(block: Block, source: Path) -> None:
 
 @pytest.mark.parametrize("path", MARKDOWN, ids=shown)
 def test_code_blocks_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every code block of the page runs, in order, and shows what the page says it shows
+    (`Page.run` compares each output and excerpt)."""
     workdir = tmp_path / "project"
     workdir.mkdir()
     prepare_workdir(workdir)

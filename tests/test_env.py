@@ -10,17 +10,15 @@ the shell's `RL_*` variables for every test).
 from __future__ import annotations
 
 import io
-import os
-import subprocess
 import sys
 import textwrap
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import run_cli
+from conftest import environ_with_tests, run_cli, run_command
 from rl_app import cli as app
 from schemas import RLConfig, Scalars
 
@@ -31,7 +29,6 @@ from compose._output.render import help_panels
 if TYPE_CHECKING:
     from conftest import WriteFile
 
-TESTS = Path(__file__).resolve().parent
 
 FILE = """
 seed = 7
@@ -455,43 +452,39 @@ ENTRYPOINT = textwrap.dedent(
 )
 
 
+Entrypoint = Callable[..., tuple[int, str, str]]
+
+
 @pytest.fixture
-def entrypoint(tmp_path: Path) -> Any:
-    """Run a real entrypoint process with extra environment variables."""
+def entrypoint(tmp_path: Path) -> Entrypoint:
+    """Run a real entrypoint process with extra environment variables: (code, out, err)."""
     script = tmp_path / "rl.py"
     script.write_text(ENTRYPOINT)
 
-    def run(argv: list[str], **environ: str) -> subprocess.CompletedProcess[str]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), *sys.path]), **environ}
-        return subprocess.run(
-            [sys.executable, str(script), *argv],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=60,
-            check=False,
-        )
+    def run(argv: list[str], **environ: str) -> tuple[int, str, str]:
+        command = [sys.executable, str(script), *argv]
+        return run_command(command, env=environ_with_tests(**environ), cwd=tmp_path)
 
     return run
 
 
-def test_an_entrypoint_process_reads_its_variables(entrypoint: Any) -> None:
+def test_an_entrypoint_process_reads_its_variables(entrypoint: Entrypoint) -> None:
     done = entrypoint(["--seed", "5"], RL_SEED="3", RL_TRAINER__OPTIM__LR="1e-5")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "seed 5 lr 1e-05\n", "")
+    assert done == (0, "seed 5 lr 1e-05\n", "")
 
 
-def test_an_entrypoint_process_warns_and_runs(entrypoint: Any) -> None:
-    done = entrypoint([], RL_SEDE="3")
-    assert done.returncode == 0
-    assert done.stdout == "seed 42 lr 0.0001\n"
-    assert done.stderr == "warning: $RL_SEDE names no field; did you mean $RL_SEED?\n"
+def test_an_entrypoint_process_warns_and_runs(entrypoint: Entrypoint) -> None:
+    assert entrypoint([], RL_SEDE="3") == (
+        0,
+        "seed 42 lr 0.0001\n",
+        "warning: $RL_SEDE names no field; did you mean $RL_SEED?\n",
+    )
 
 
-def test_an_entrypoint_process_rejects_a_bad_variable(entrypoint: Any) -> None:
-    done = entrypoint([], RL_SEED="many")
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == (
+def test_an_entrypoint_process_rejects_a_bad_variable(entrypoint: Entrypoint) -> None:
+    code, out, err = entrypoint([], RL_SEED="many")
+    assert (code, out) == (2, "")
+    assert err == (
         "error: --seed = 'many' (from $RL_SEED): "
         "Input should be a valid integer, unable to parse string as an integer\n"
     )

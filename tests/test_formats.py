@@ -9,11 +9,11 @@ imported only to read a YAML file, and its absence is a clear error.
 from __future__ import annotations
 
 import math
-import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import run_python
 
 import compose._input as input_package
 from compose import (
@@ -357,7 +357,7 @@ def test_reading_yaml_does_not_need_pyyaml_until_a_yaml_file(tmp_path: Any) -> N
         "assert compose.compose(['a.json', 'b.toml']) == {'a': 1, 'b': 2}; "
         "assert 'yaml' not in sys.modules, 'PyYAML imported without a YAML file'"
     )
-    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+    assert run_python(code, cwd=tmp_path) == (0, "", "")
 
 
 def test_missing_pyyaml_is_a_clear_error(write: WriteFile, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemas import RLConfig
@@ -270,7 +271,7 @@ def json_fragment(draw: st.DrawFn) -> str:
 
 
 text_value = st.text(
-    st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from("\0\udcff\udc80"),
+    st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from("\0\udcff\udc80"),
     max_size=12,
 )
 value_token = st.one_of(
@@ -461,30 +462,31 @@ def feed(calls: list[Callable[[], object]]) -> None:
             call()
 
 
-FUZZ = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    phases=(Phase.explicit, Phase.generate),
-    suppress_health_check=list(HealthCheck),
-)
+# A fuzzer finds, it does not shrink (tests/fuzz/run.py collects the shortest input), and
+# generates what the health checks would call too large or too filtered on purpose.
+FUZZ = settings(phases=(Phase.explicit, Phase.generate), suppress_health_check=list(HealthCheck))
 
 
 # --- argv ------------------------------------------------------------------------------------
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=examples(200))
 @given(tokens=argv(), command=st.integers(0, 13))
 def test_argv_streams(fuzz_dir: Path, tokens: list[str], command: int) -> None:
+    """A fuzzer (its asserts are in the runners): any argv given to `parse`, `cli` and a
+    `compose` subcommand gives a result or a ComposeError, exits 0, 1 or 2 without a
+    traceback, and returns within the hang guard."""
     with inside(fuzz_dir):
         feed(argv_calls(tokens, command))
 
 
-@settings(FUZZ, max_examples=100)
+@FUZZ
 @given(
     overrides=st.lists(st.builds("{}={}".format, key(), value_token) | argv_item().map(" ".join))
 )
 def test_override_strings(fuzz_dir: Path, overrides: list[str]) -> None:
+    """A fuzzer: any `compose()` override strings, over a file, a plain file or the schema,
+    give a result or a ComposeError (`result_or_compose_error`), within the hang guard."""
     with inside(fuzz_dir):
         feed(
             [
@@ -614,9 +616,11 @@ def mutated_toml(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=examples(200))
 @given(data=mutated_toml())
 def test_mutated_toml(fuzz_dir: Path, data: bytes) -> None:
+    """A fuzzer: a valid file's bytes mutated, composed with and without the schema and shown,
+    give a result or a ComposeError and a clean exit, within the hang guard."""
     with inside(fuzz_dir):
         Path("mutated.toml").write_bytes(data)
         feed(file_calls("mutated.toml"))
@@ -686,9 +690,12 @@ def toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=examples(150))
 @given(first=interpolation(), second=interpolation(), third=interpolation())
 def test_interpolations(fuzz_dir: Path, first: str, second: str, third: str) -> None:
+    """A fuzzer: interpolation strings built from tricky pieces, in files, flags and
+    overrides, resolve or are a ComposeError, and `show --resolved` exits cleanly, within the
+    hang guard."""
     typed = (
         f"tag = {toml_string(first)}\n"
         f"[trainer.model]\nname = {toml_string(second)}\n"
@@ -743,6 +750,8 @@ def replay(entry: Path, directory: Path) -> None:
 
 @pytest.mark.parametrize("entry", corpus_entries(), ids=lambda path: path.name)
 def test_corpus(entry: Path, tmp_path: Path) -> None:
+    """A regression guard: each input that once crashed or hung goes through every entry
+    point again and keeps the fuzzers' promises (asserted in the runners)."""
     replay(entry, make_fuzz_dir(tmp_path))
 
 

@@ -10,12 +10,12 @@ import json
 import marshal
 import math
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import run_command
 from hypothesis import given
 from hypothesis import strategies as st
 from schemas import RLConfig
@@ -423,13 +423,11 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
         """
     )
     (tmp_path / "entry.py").write_text(program)
-    done = subprocess.run(
-        [sys.executable, str(tmp_path / "entry.py")], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert "--size INT" in done.stdout
-    assert "The size." in done.stdout
-    assert '["a", "b-c"]' in done.stdout and '{"x": 0.5}' in done.stdout
+    code, out, err = run_command([sys.executable, str(tmp_path / "entry.py")])
+    assert (code, err) == (0, ""), err
+    assert "--size INT" in out
+    assert "The size." in out
+    assert '["a", "b-c"]' in out and '{"x": 0.5}' in out
 
 
 _JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8))

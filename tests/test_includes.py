@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import run_compose
 from rl_app import cli as app
 from schemas import MuonConfig, RLConfig
 
@@ -25,7 +26,6 @@ from compose import (
     compose,
     parse,
 )
-from compose._cli.command import main as compose_command
 from compose._input import search as _search
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,12 +37,6 @@ if TYPE_CHECKING:
 @pytest.fixture(autouse=True)
 def _no_compose_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COMPOSE_PATH", raising=False)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = compose_command(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def error_of(argv: list[str], **kwargs: object) -> ComposeError:
@@ -345,7 +339,9 @@ def test_show_origins_names_the_included_files(
 ) -> None:
     write("base.toml", "seed = 1\nmax_steps = 5\n")
     write("run.toml", '_include_ = ["base.toml", { "trainer.optim" = "optim/muon" }]\nseed = 2\n')
-    code, out, err = run(capsys, "show", "--origins", "--search-path", "conf", "@", "run.toml")
+    code, out, err = run_compose(
+        capsys, "show", "--origins", "--search-path", "conf", "@", "run.toml"
+    )
     assert (code, err) == (0, "")
     assert out == (
         "seed = 2  # run.toml:2\n"
@@ -382,7 +378,7 @@ def test_explain_names_the_included_file_that_set_the_key(
 ) -> None:
     write("run.toml", '_include_ = [{ "trainer.optim" = "optim/muon" }]\n')
     argv = ["explain", "--search-path", "conf", "trainer.optim.lr", "@", "run.toml"]
-    code, out, _ = run(capsys, *argv, "--trainer.optim.lr", "0.5")
+    code, out, _ = run_compose(capsys, *argv, "--trainer.optim.lr", "0.5")
     assert code == 0
     assert out.splitlines()[1].split() == ["conf/optim/muon.toml:2", "0.03"]
     assert out.splitlines()[2].split() == ["--trainer.optim.lr", "0.5"]
@@ -390,13 +386,13 @@ def test_explain_names_the_included_file_that_set_the_key(
 
 def test_diff_takes_the_search_path(pieces: None, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["diff", "--search-path=conf", "@", "optim/muon", "--", "@", "optim/adamw"]
-    code, out, _ = run(capsys, *argv)
+    code, out, _ = run_compose(capsys, *argv)
     assert code == 1
     assert "type: 'muon' (conf/optim/muon.toml:1) -> 'adamw' (conf/optim/adamw.toml:1)" in out
 
 
 def test_search_path_is_not_an_option_of_schema(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "schema", "--search-path", "conf", "schemas:RLConfig")
+    code, _, err = run_compose(capsys, "schema", "--search-path", "conf", "schemas:RLConfig")
     assert code == 2
     assert "--search-path: is not an option of this command" in err
 

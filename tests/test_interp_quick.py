@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import tomli
-from conftest import WriteFile
+from conftest import WriteFile, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from interp_cases import CASES, ENV, RESOLVERS, UNSET, Case
@@ -314,7 +314,7 @@ def _put(tree: Any, path: tuple[Any, ...], value: str) -> None:
     node[path[-1]] = value
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300))
 @given(st.data())
 def test_random_trees_agree_with_the_general_path(data: st.DataObject) -> None:
     """References to paths the tree holds (so most resolve), alone or in text, chained, in

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compose import BaseConfig, ComposeError, Merge, compose, parse, renamed, to_toml
@@ -207,7 +208,7 @@ def _outcome(sources: list[str], overrides: list[str]) -> tuple[str, Any]:
         return "error", str(error)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150))
 @given(
     docs=st.lists(_documents, min_size=1, max_size=3),
     overrides=_overrides,

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from conftest import SHARING_TMP_PATH, examples
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from schemas import RLConfig
 from strategies import MANDATORY, documents, rich_instances
@@ -33,11 +34,7 @@ from strategies import MANDATORY, documents, rich_instances
 from compose import BaseConfig, ComposeError, compose, parse, to_toml
 from compose._cli.command import main as compose_command
 
-LAWS = settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+LAWS = settings(max_examples=examples(40), suppress_health_check=SHARING_TMP_PATH)
 _names = itertools.count()
 
 
@@ -324,7 +321,7 @@ def reload(path: Path, text: str, schema: type[BaseConfig]) -> BaseConfig:
         return compose([str(path)], schema=schema)
 
 
-@settings(LAWS, max_examples=40)
+@LAWS
 @given(model=rich_instances())
 def test_to_toml_round_trips_rich_schemas(tmp_path: Path, model: BaseConfig) -> None:
     """Unicode field names and keys, dicts of text, floats, lists and models, lists of union
@@ -354,7 +351,7 @@ def show(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return out
 
 
-@settings(LAWS, max_examples=20)
+@settings(LAWS, max_examples=examples(20))
 @given(model=rich_instances())
 def test_show_resolved_output_composes_to_itself(
     tmp_path: Path,

@@ -9,7 +9,7 @@ import warnings
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pytest
-from schemas import RLConfig
+from schemas import Adam, RLConfig, Sgd
 
 import compose as package
 from compose import (
@@ -27,18 +27,6 @@ from compose._cli.command import main as compose_main
 
 if TYPE_CHECKING:
     from conftest import WriteFile
-
-
-class Adam(BaseConfig):
-    type: Literal["adam"] = "adam"
-    lr: float = 1e-3
-    betas: list[float] = [0.9, 0.99]
-
-
-class Sgd(BaseConfig):
-    type: Literal["sgd"] = "sgd"
-    lr: float = 1e-2
-    momentum: float = 0.0
 
 
 class Env(BaseConfig):
@@ -94,7 +82,7 @@ def test_merge_is_exported_and_pydantic_ignores_it() -> None:
     assert schema["$defs"]["Wandb"]["properties"]["tags"]["type"] == "array"
     assert copy.deepcopy(Merge.keyed("id")) == Merge.keyed("id")  # Pydantic copies metadata
     with pytest.raises(AttributeError):
-        Merge.extend.mode = "replace"  # type: ignore[misc]
+        Merge.extend.mode = "replace"
 
 
 def test_a_subclass_keeps_its_parents_strategies(write: WriteFile) -> None:
@@ -117,7 +105,7 @@ def test_a_subclass_keeps_its_parents_strategies(write: WriteFile) -> None:
 )
 def test_a_strategy_where_it_cannot_apply_is_a_schema_error(annotation: Any, message: str) -> None:
     class Bad(BaseConfig):
-        field: annotation = None  # type: ignore[valid-type]
+        field: annotation = None
 
     with pytest.raises(TypeError, match=message):
         compose([], schema=Bad)
@@ -585,7 +573,7 @@ def test_a_dump_of_any_strategy_list_reloads_equal(
 ) -> None:
     """The first node replaces the class default, so a dump is a file like any other that
     loads back as it was written: no default put back or repeated, for every strategy."""
-    to_toml = package.to_toml  # type: ignore[attr-defined]
+    to_toml = package.to_toml
     for name, text in files.items():
         write(name, text)
     model = parse(Dumped, [arg for name in files for arg in ("@", name)] + argv)
@@ -601,7 +589,7 @@ def test_a_dump_of_any_strategy_list_reloads_equal(
 
 
 def test_a_dump_of_the_defaults_reloads_equal(write: WriteFile) -> None:
-    to_toml = package.to_toml  # type: ignore[attr-defined]
+    to_toml = package.to_toml
     for schema in (Config, Dumped, Tree):
         write("dump.toml", to_toml(compose([], schema=schema)))
         assert compose(["dump.toml"], schema=schema) == compose([], schema=schema)

@@ -8,6 +8,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from schemas import AdamWConfig, EnvConfig, MuonConfig, RLConfig
@@ -295,7 +296,7 @@ def _thinned(value: Any, data: st.DataObject) -> Any:
     return {k: _thinned(v, data) for k, v in value.items() if data.draw(st.integers(0, 3)) > 0}
 
 
-@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(80))
 @given(pair=rich_schemas(), data=st.data())
 def test_a_composition_merges_as_its_recording_replay_does(
     pair: tuple[type[BaseConfig], st.SearchStrategy[BaseConfig]], data: st.DataObject

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 import tomli
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,7 +70,7 @@ def styles(doc: dict[str, Any]) -> list[str]:
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(doc=DOCS)
 def test_no_path_is_longer_than_the_structure_characters_allow(doc: dict[str, Any]) -> None:
     for text in styles(doc):

@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import SHARING_TMP_PATH, examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import Field
 from schemas import RLConfig
 
 from compose import BaseConfig, ComposeError, ComposeWarning, compose, parse
-from compose._input.argv import FileItem, parse_overrides
+from compose._input.argv import FileItem, Item, parse_overrides
 from compose._merge.composed import Composed
 from compose._merge.fold import compose_items
 from compose._tree import KeyPath
@@ -294,8 +295,8 @@ class Model:
         if isinstance(node, dict):
             node.pop(path[-1], None)
 
-    def flag(self, path: KeyPath, value: int, shown: str) -> None:
-        node = self.tree
+    def flag(self, path: tuple[str, ...], value: int, shown: str) -> None:
+        node: Any = self.tree
         for key in path[:-1]:
             if not isinstance(node.get(key), dict):
                 node[key] = {}
@@ -307,14 +308,12 @@ def unwrap(tree: dict[str, Any]) -> dict[str, Any]:
     return {k: unwrap(v) if isinstance(v, dict) else v[1] for k, v in tree.items()}
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(150), suppress_health_check=SHARING_TMP_PATH)
 @given(nodes=NODES, flags=FLAGS)
 def test_every_leaf_comes_from_the_last_node_that_set_it(
-    tmp_path: Path, nodes: list[tuple[str, Any]], flags: list[tuple[KeyPath, int]]
+    tmp_path: Path, nodes: list[tuple[str, Any]], flags: list[tuple[tuple[str, ...], int]]
 ) -> None:
-    model, items, overrides = Model(), [], []
+    model, items, overrides = Model(), list[Item](), list[str]()
     for index, (kind, node) in enumerate(nodes):
         if kind == "file":
             name = str(tmp_path / f"f{index}.toml")
@@ -336,5 +335,5 @@ def test_every_leaf_comes_from_the_last_node_that_set_it(
         warnings.simplefilter("error")  # schema-less: nothing to warn about
         composed = compose_items(items, None)
     assert composed.tree == unwrap(model.tree)
-    for path, leaf in leaves(model.tree):
-        assert composed.origins.describe(path) == leaf[2], path
+    for where, leaf in leaves(model.tree):
+        assert composed.origins.describe(where) == leaf[2], where

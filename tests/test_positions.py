@@ -339,14 +339,18 @@ def written_on(line: str, part: str | int) -> bool:
     return re.search(rf"(?<![\w-])(?:{name}|\"{name}\"|'{name}')\s*[.=\]]", line) is not None
 
 
-@pytest.mark.parametrize("doc", PROPERTY_DOCS)
-def test_every_tomli_path_is_found_on_its_line(doc: str) -> None:
+def check_against_tomli(doc: str, found: dict[Path, int]) -> None:
+    """`found` (the map of `doc`) has every path tomli reads in `doc`, each on its line."""
     lines = doc.replace("\r\n", "\n").split("\n")
-    found = key_lines(doc)
     expected = set(tomli_paths(tomli.loads(doc)))
     assert set(found) == expected
     for path in expected:
         assert written_on(lines[found[path] - 1], path[-1]), (path, found[path])
+
+
+@pytest.mark.parametrize("doc", PROPERTY_DOCS)
+def test_every_tomli_path_is_found_on_its_line(doc: str) -> None:
+    check_against_tomli(doc, key_lines(doc))
 
 
 def test_large_document() -> None:
@@ -386,8 +390,19 @@ def test_deep_nesting_that_tomli_accepts(doc: str) -> None:
 
 
 def test_never_raises_on_text_it_cannot_understand() -> None:
-    # Not valid TOML, so nothing is promised about the result, except that there is one.
+    """Every prefix of the property documents, and some garbage: mostly not TOML, and still a
+    map of key paths to lines of the text. A prefix that ends a line and is TOML (tomli reads
+    it) maps exactly tomli's paths, each on its line."""
     doc = "".join(PROPERTY_DOCS)
     garbage = ['"', "'", "\\", "[", "[[", "= 1", "a = {b = ", 'x = ["""', "a.", '"\\']
-    for text in [doc[:end] for end in range(len(doc))] + garbage:
-        assert isinstance(key_lines(text), dict)
+    texts = [(doc[:end], "\n" in doc[end - 1 : end + 1]) for end in range(len(doc))]
+    for text, ends_a_line in texts + [(text, False) for text in garbage]:
+        found = key_lines(text)
+        count = text.count("\n") + 1
+        assert all(path and 1 <= line <= count for path, line in found.items()), text
+        if ends_a_line:
+            try:
+                tomli.loads(text)
+            except tomli.TOMLDecodeError:
+                continue
+            check_against_tomli(text, found)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import importlib.metadata
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pydantic
 import pytest
+from conftest import run_python
 from schemas import CheckpointConfig, EnvConfig, MuonConfig, RLConfig
 
 import compose as package
@@ -25,13 +26,27 @@ def test_all_is_sorted() -> None:
     assert package.__all__ == sorted(package.__all__)
 
 
-def test_every_name_in_all_is_importable() -> None:
-    module = importlib.import_module("compose")
-    for name in package.__all__:
-        assert getattr(module, name) is not None, name
+_DIR_BEFORE_AND_AFTER = """
+import json
+import compose as package
+before = dir(package)
+for name in package.__all__:
+    exec(f"from compose import {name}")
+print(json.dumps([before, dir(package)]))
+"""
+
+
+def test_all_is_exactly_the_public_names_and_each_imports() -> None:
+    """`__all__` is what `dir(compose)` offers (tab completion), the lazy names included and
+    nothing it imports to build itself; each name imports. In a fresh interpreter, before
+    anything loaded a lazy name, and again after every name did."""
+    code, out, err = run_python(_DIR_BEFORE_AND_AFTER)
+    assert (code, err) == (0, ""), err
+    for names in json.loads(out):
+        assert [name for name in names if not name.startswith("_")] == package.__all__
     namespace: dict[str, object] = {}
     exec("from compose import *", namespace)
-    assert set(package.__all__) <= set(namespace)
+    assert set(namespace) - {"__builtins__"} == set(package.__all__)
 
 
 def test_the_contract_names_are_exported() -> None:
@@ -42,7 +57,7 @@ def test_the_contract_names_are_exported() -> None:
 def test_to_toml_is_exported_and_round_trips(write: WriteFile) -> None:
     """Contract §1: `to_toml(model)` -> TOML that loads back, with `compose`, to an equal model;
     None is written as "None"."""
-    to_toml = package.to_toml  # type: ignore[attr-defined]
+    to_toml = package.to_toml
     assert "to_toml" in package.__all__
     config = parse(
         RLConfig,

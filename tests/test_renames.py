@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import pytest
 from pydantic import Field
+from schemas import Adam
 
 from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, renamed
 
@@ -136,11 +137,6 @@ def test_renaming_a_field_that_still_exists_is_refused() -> None:
         class Bad(BaseConfig):
             a: int = 0
             b: int = 0
-
-
-class Adam(BaseConfig):
-    type: Literal["adam"] = "adam"
-    lr: float = 1e-3
 
 
 class Muon(BaseConfig):

@@ -8,7 +8,6 @@ its own entrypoint and written back identical; the validators fail with clear er
 from __future__ import annotations
 
 import runpy
-import subprocess
 import sys
 import types
 import typing
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import run_command
 from pydantic import BaseModel
 from rl_app import cli as app
 from rl_app.config import RLConfig, TrainerEntry
@@ -517,32 +517,25 @@ def test_quickstart_runs(capsys: pytest.CaptureFixture[str]) -> None:
 # The real command line, in a fresh interpreter.
 
 
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-X", "importtime", "-m", "rl_app", *args]
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+def _run(*args: str, cwd: Path) -> tuple[int, str, str]:
+    """`python -m rl_app ARGS`, listing what it imports on stderr (`-X importtime`)."""
+    return run_command([sys.executable, "-X", "importtime", "-m", "rl_app", *args], cwd=cwd)
 
 
 def test_command_line_dry_run_imports_little(tmp_path: Path) -> None:
-    done = _run(
-        "rl",
-        "@",
-        str(EXAMPLES / "reverse_text" / "rl.toml"),
-        "--dry-run",
-        "--output-dir",
-        "out",
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
+    example = str(EXAMPLES / "reverse_text" / "rl.toml")
+    code, _, err = _run("rl", "@", example, "--dry-run", "--output-dir", "out", cwd=tmp_path)
+    assert code == 0, err
     assert (tmp_path / "out" / "configs" / "inference.toml").is_file()
-    imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines()}
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in err.splitlines()}
     assert {"compose", "pydantic", "rl_app"} <= imported
     assert not imported & {"rich", "omegaconf", "yaml", "numpy", "torch"}
 
 
 def test_command_line_error_has_no_traceback(tmp_path: Path) -> None:
-    done = _run("rl", "--orchestrator.batch-size", "100", cwd=tmp_path)
-    assert done.returncode == 2
-    errors = [line for line in done.stderr.splitlines() if not line.startswith("import time:")]
+    code, out, err = _run("rl", "--orchestrator.batch-size", "100", cwd=tmp_path)
+    assert (code, out) == (2, "")
+    errors = [line for line in err.splitlines() if not line.startswith("import time:")]
     assert errors == [
         "error: --orchestrator: batch_size (100) must be a multiple of rollouts_per_example (8)"
         " so that every group fits in one batch"

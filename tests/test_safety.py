@@ -11,7 +11,6 @@ import importlib
 import io
 import os
 import stat
-import subprocess
 import sys
 import tokenize
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import run_command
 from schemas import RLConfig, TrainerConfig
 
 import compose
@@ -501,16 +501,13 @@ def test_an_output_directory_that_cannot_be_made_is_one_error(tmp_path: Path, un
     (tmp_path / "a-file").write_text("x")
     parent = tmp_path / under if under == "a-file" else Path(under)
     output = parent / "run"
-    done = subprocess.run(
-        [sys.executable, "-m", "rl_app", "rl", "--dry-run", "--output-dir", str(output)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=tmp_path,
-    )
+    argv = [sys.executable, "-m", "rl_app", "rl", "--dry-run", "--output-dir", str(output)]
     reason = "No such file or directory" if under == "/proc" else "Not a directory"
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"error: {output}/configs: cannot write configs here: {reason}\n"
+    assert run_command(argv, cwd=tmp_path) == (
+        2,
+        "",
+        f"error: {output}/configs: cannot write configs here: {reason}\n",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import COMPOSE, run_command
 from pydantic import Field, SecretBytes, SecretStr
 
 from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, to_toml, write_configs
@@ -22,7 +21,6 @@ from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, to_
 if TYPE_CHECKING:
     from conftest import WriteFile
 
-COMMAND = str(Path(sys.executable).parent / "compose")
 SCHEMA = """
 from pydantic import SecretStr
 from compose import BaseConfig
@@ -64,8 +62,9 @@ def test_a_file_without_secrets_follows_the_umask(tmp_path: Path) -> None:
 
 
 def _compose(*argv: str, cwd: Path) -> str:
-    done = subprocess.run([COMMAND, *argv], capture_output=True, text=True, check=False, cwd=cwd)
-    return done.stdout + done.stderr
+    """stdout and stderr of the installed `compose ARGV`: a secret must be in neither."""
+    _, out, err = run_command([COMPOSE, *argv], cwd=cwd)
+    return out + err
 
 
 @pytest.mark.parametrize(
@@ -160,7 +159,7 @@ def test_an_error_never_shows_a_secret(write: WriteFile, argv: list[str], expect
     """A rejected secret, or one under a misspelled key, is masked in the error."""
 
     class Strict(BaseConfig):
-        key: SecretStr = Field(SecretStr(""), min_length=10)
+        key: SecretStr = Field(default=SecretStr(""), min_length=10)
         name: str = "x"
 
     class StrictApp(BaseConfig):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_python
 
 import compose._output.write
 from compose import OutputError, write_configs
@@ -58,7 +58,7 @@ def test_a_commit_that_fails_part_way_puts_the_old_set_back(
 ) -> None:
     write_configs(tmp_path, OLD)
     before = _contents(tmp_path)
-    monkeypatch.setattr(compose._output.write.os, "replace", _failing_on(2, error))
+    monkeypatch.setattr(os, "replace", _failing_on(2, error))  # as compose._output.write sees it
     with pytest.raises((OutputError, KeyboardInterrupt)):
         write_configs(tmp_path, NEW)
     assert _contents(tmp_path) == before
@@ -68,9 +68,7 @@ def test_a_failed_commit_removes_the_files_that_had_no_old_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_configs(tmp_path, {"trainer": {"run": "old"}})
-    monkeypatch.setattr(
-        compose._output.write.os, "replace", _failing_on(3, OSError(28, "No space"))
-    )
+    monkeypatch.setattr(os, "replace", _failing_on(3, OSError(28, "No space")))
     with pytest.raises(OutputError, match="No space"):
         write_configs(tmp_path, NEW)
     assert _contents(tmp_path) == {"trainer.toml": 'run = "old"\n'}
@@ -88,7 +86,7 @@ def test_ctrl_c_during_the_commit_arrives_after_it(
         os.kill(os.getpid(), signal.SIGINT)  # as if the user pressed Ctrl-C right now
         real(source, target, **kwargs)
 
-    monkeypatch.setattr(compose._output.write.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     with pytest.raises(KeyboardInterrupt):
         write_configs(tmp_path, NEW)
     assert _runs(tmp_path) == {"new"}
@@ -116,10 +114,8 @@ write_configs(sys.argv[1], {name: {"run": "new"} for name in runs} | {"extra": {
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and directory locks")
 def test_the_next_write_undoes_a_writer_killed_mid_commit(tmp_path: Path) -> None:
     write_configs(tmp_path, OLD)
-    killed = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_KILLED_MID_COMMIT), str(tmp_path)], check=False
-    )
-    assert killed.returncode == -signal.SIGKILL
+    code, _, _ = run_python(textwrap.dedent(_KILLED_MID_COMMIT), str(tmp_path))
+    assert code == -signal.SIGKILL
     assert _runs(tmp_path) == {"old", "new"}  # the mix a killed writer leaves behind
     write_configs(tmp_path, {"inference": {"run": "next"}})
     after = _contents(tmp_path)

@@ -38,6 +38,9 @@ import hypothesis  # noqa: E402
 import test_fuzz as fuzz  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from schemas import RLConfig  # noqa: E402
+
+import compose  # noqa: E402
 
 
 @dataclass
@@ -102,6 +105,7 @@ def run_target(
 ) -> None:
     @settings(
         max_examples=examples,
+        derandomize=False,  # not the suite's profile (test_fuzz loads conftest): the seed's
         database=None,
         deadline=None,
         suppress_health_check=list(HealthCheck),
@@ -113,6 +117,15 @@ def run_target(
     hypothesis.seed(seed)(body)()
 
 
+def composing(
+    files: list[str], overrides: list[str], schema: type[RLConfig] | None
+) -> Callable[[], object]:
+    """`compose.compose(files, overrides, schema=schema)`: a result, or a ComposeError caught."""
+    return lambda: fuzz.result_or_compose_error(
+        lambda: compose.compose(files, overrides, schema=schema)
+    )
+
+
 def targets(collector: Collector, directory: Path) -> dict[str, tuple[Any, Callable[[Any], None]]]:
     def argv(example: tuple[list[str], int]) -> None:
         tokens, command = example
@@ -121,20 +134,17 @@ def targets(collector: Collector, directory: Path) -> dict[str, tuple[Any, Calla
 
     def overrides(example: list[str]) -> None:
         with fuzz.inside(directory):
-            for files, schema in (
+            runs: list[tuple[list[str], type[RLConfig] | None]] = [
                 (["good.toml"], None),
                 (["plain.toml"], None),
-                ([], fuzz.RLConfig),
-            ):
+                ([], RLConfig),
+            ]
+            for files, schema in runs:
                 checked(
                     collector,
                     "overrides",
                     {"files": files, "overrides": example, "schema": bool(schema)},
-                    [
-                        lambda f=files, s=schema: fuzz.result_or_compose_error(
-                            lambda: fuzz.compose.compose(f, example, schema=s)
-                        )
-                    ],
+                    [composing(files, example, schema)],
                 )
 
     def toml(example: bytes) -> None:
@@ -150,11 +160,7 @@ def targets(collector: Collector, directory: Path) -> dict[str, tuple[Any, Calla
                 collector,
                 "interp",
                 example,
-                [
-                    lambda: fuzz.result_or_compose_error(
-                        lambda: fuzz.compose.compose(["interp-run.toml"], schema=fuzz.RLConfig)
-                    )
-                ],
+                [composing(["interp-run.toml"], [], RLConfig)],
             )
             checked(
                 collector,
