@@ -87,7 +87,8 @@ def test_parse_tells_how_to_catch_help_before_errors() -> None:
 
 def run_cli(argv: list[str], **options: Any) -> Job:
     """`cli` as a test calls it: errors raised, as with pydantic-config's `args=`."""
-    return cli(Job, args=argv, **options)
+    found: Job = cli(Job, args=argv, **options)
+    return found
 
 
 CALLS: dict[str, Callable[..., Job]] = {
@@ -111,7 +112,7 @@ def test_environ_is_read_instead_of_os_environ(
 def test_search_path_finds_a_file(call: Callable[..., Job], tmp_path: Path) -> None:
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "long.toml").write_text("steps = 30\n", encoding="utf-8")
-    found = {
+    found: dict[str, Callable[[], Job]] = {
         "compose": lambda: compose(["long.toml"], schema=Job, search_path=[tmp_path / "conf"]),
         "parse": lambda: parse(Job, ["@", "long.toml"], search_path=[tmp_path / "conf"]),
         "cli": lambda: run_cli(["@", "long.toml"], search_path=[tmp_path / "conf"]),
@@ -179,7 +180,7 @@ def test_completion_takes_prog_and_search_path(
     (tmp_path / "work").mkdir()
     monkeypatch.chdir(tmp_path / "work")
     monkeypatch.delenv("COMPOSE_PATH", raising=False)
-    options = {"prog": "job", "search_path": [tmp_path / "conf"], "environ": {}}
+    options: dict[str, Any] = {"prog": "job", "search_path": [tmp_path / "conf"], "environ": {}}
     monkeypatch.setenv("_COMPOSE_COMPLETE", "complete_fish")
     with pytest.raises(SystemExit):
         cli(Job, ["@", ""], **options)
@@ -205,7 +206,7 @@ def test_each_entry_point_takes_the_schema_as_a_keyword() -> None:
 
 def test_the_schema_is_given_once() -> None:
     with pytest.raises(TypeError, match="multiple values for argument 'schema'"):
-        parse(["--steps", "2"], schema=Job)  # type: ignore[call-overload, misc]
+        parse(["--steps", "2"], schema=Job)  # type: ignore[call-arg, arg-type, misc]
 
 
 _TYPED = """

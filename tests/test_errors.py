@@ -609,7 +609,7 @@ def test_an_error_group_pickles_and_copies() -> None:
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is Python 3.11's")
 def test_an_error_group_is_an_exception_group() -> None:
     group = mixed_group()
-    assert isinstance(group, ExceptionGroup)  # noqa: F821
+    assert isinstance(group, ExceptionGroup)  # type: ignore[name-defined]  # noqa: F821
     assert group.exceptions == group.errors
     assert group.message == "3 errors"
     unknown, rest = group.split(UnknownKeyError)
