@@ -87,6 +87,34 @@ def test_the_compose_command_never_prints_a_secret(
     assert "**********" in out
 
 
+UNION_SCHEMA = """
+from typing import Literal, Union
+from pydantic import Field, SecretStr
+from compose import BaseConfig
+
+class Keyed(BaseConfig):
+    type: Literal["keyed"] = "keyed"
+    key: SecretStr = SecretStr("")
+
+class Open(BaseConfig):
+    type: Literal["open"] = "open"
+
+class App(BaseConfig):
+    client: Union[Keyed, Open] = Field(default_factory=Keyed, discriminator="type")
+"""
+
+
+def test_explain_masks_a_secret_inside_a_union_section(write: WriteFile, tmp_path: Path) -> None:
+    """Which variant holds the secret is known from the composition's tree only."""
+    write("unionapp.py", UNION_SCHEMA)
+    write("creds.toml", '[client]\ntype = "keyed"\nkey = "sk-123"\n')
+    out = _compose(
+        "explain", "--schema", "unionapp:App", "client.key", "@", "creds.toml", cwd=tmp_path
+    )
+    assert "sk-123" not in out
+    assert out.endswith("=> ********** (from creds.toml:3)\n")
+
+
 def test_composed_help_masks_a_secret() -> None:
     with pytest.raises(HelpRequested) as caught:
         parse(App, ["--api.key", "sk-123", "--help"])

@@ -45,7 +45,7 @@ from compose._merge.lists import element_origins
 from compose._output.plain import to_data
 from compose._output.toml import to_toml
 from compose._schema.plan import plan_of
-from compose._schema.secrets import masked_secrets
+from compose._schema.secrets import is_secret_path, masked_secrets, masked_value
 from compose._schema.shape import section_models
 from compose._schema.walk import walk
 from compose._syntax import SECRET_MASK
@@ -312,11 +312,11 @@ def explain(options: Options) -> int:
 
 
 def _shown(composed: Composed, path: KeyPath, value: Any) -> str:
-    """`repr(value)`, masked where `path` is a secret field's."""
-    tree: Any = value
-    for segment in reversed(path):  # just the path's own tables (an index as a list)
-        tree = [*([None] * segment), tree] if isinstance(segment, int) else {segment: tree}
-    return repr(_at(masked_secrets(composed.root, tree), path))
+    """`repr(value)`, masked where `path` is a secret field's: judged in the composition's
+    own tree, which says which variant a union section has."""
+    if is_secret_path(composed.root, composed.tree, path):
+        return repr(masked_value(value))
+    return repr(value)
 
 
 def _winner(final: Composed, path: KeyPath, written: Any) -> str:

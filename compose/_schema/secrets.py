@@ -107,9 +107,20 @@ def masked_secrets(root: Shape, tree: Any) -> Any:
     masked, for showing to people: a copy where anything is masked."""
     for path, _ in secret_fields(root, tree):
         value = at_path(tree, path)
-        if isinstance(value, str) and value != NONE_TEXT:
+        if masked_value(value) is not value:
             tree = replaced(tree, path, SECRET_MASK)
     return tree
+
+
+def masked_value(value: Any) -> Any:
+    """A secret field's value as people are shown it: text masked, None (and what is not
+    text, which validation will refuse) as it is."""
+    return SECRET_MASK if isinstance(value, str) and value != NONE_TEXT else value
+
+
+def is_secret_path(root: Shape, tree: Any, path: KeyPath) -> bool:
+    """Whether the value at `path` of `tree` is one a secret field takes."""
+    return any(found == path for found, _ in secret_fields(root, tree))
 
 
 def secret_fields(root: Shape, tree: Any) -> Iterator[tuple[KeyPath, FieldPlan]]:
