@@ -28,6 +28,7 @@ from compose._cli.command import main as compose_main
 WriteFile = Callable[[str, "str | bytes"], str]
 APP_PREFIX = "RL_"  # the example app's `env_prefix`
 TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent  # the checkout
 VENV_BIN = Path(sys.executable).parent  # .venv/bin when run as `.venv/bin/python -m pytest`
 COMPOSE = str(VENV_BIN / "compose")  # the installed console script
 

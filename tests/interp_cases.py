@@ -1,8 +1,8 @@
 """The interpolation corpus: `(name, toml_text, expected)` cases, checked by hand.
 
 `expected` is the resolved table, or `Raises(text)` where `text` is part of our error message.
-`tests/test_interp_vs_omegaconf.py` runs every case through OmegaConf too and checks that it
-agrees (apart from `DELIBERATE_DIFFERENCES` there); `tests/test_interp.py` runs them with
+`tests/interp/test_interp_vs_omegaconf.py` runs every case through OmegaConf too and checks that it
+agrees (apart from `DELIBERATE_DIFFERENCES` there); `tests/interp/test_interp.py` runs them with
 per-call resolvers. The environment variables below are set (or unset) by the tests.
 """
 

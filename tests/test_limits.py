@@ -167,7 +167,7 @@ def headers(prefix: str, depth: int) -> str:
 
 
 # Tables and lists nest at most MAX_DEPTH (100) levels: a file nesting deeper is refused where
-# it is read, whatever comes after (test_merge_depth.py checks the boundary itself).
+# it is read, whatever comes after (merge/test_merge_depth.py checks the boundary itself).
 TOO_DEEP = "{}: tables or lists nested deeper than 100 levels"
 
 

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import VENV_BIN, run_command, run_python
+from conftest import ROOT, VENV_BIN, run_command, run_python
 from rl_app.config import RLConfig
 
 from compose import ArgvError, cli
@@ -28,7 +28,6 @@ from compose._cli.complete import (
     split_line,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 CONF = str(ROOT / "conf")
 
 ALGOS = ["grpo", "max_rl", "opd", "opsd", "sft", "echo"]

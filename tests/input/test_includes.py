@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import run_compose
+from conftest import ROOT, run_compose
 from rl_app import cli as app
 from schemas import MuonConfig, RLConfig
 
@@ -27,8 +27,6 @@ from compose import (
     parse,
 )
 from compose._input import search as _search
-
-ROOT = Path(__file__).resolve().parents[1]
 
 if TYPE_CHECKING:
     from conftest import WriteFile
