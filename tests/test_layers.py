@@ -2,8 +2,9 @@
 
 The file tree is the pipeline: `_schema` (what the schema says) -> `_input` (what the user
 gave) -> `_merge` (folded into one tree) -> `_bind` (validated) -> `_output` (written and
-shown) -> `_api` -> `_cli` (the shell). `_interp` stands apart: it resolves plain trees and
-knows nothing of schemas, files or origins. Every import counts, including those inside a
+shown) -> `_api` -> `_runs` (sweeps, run records, executors) -> `_cli` (the shell).
+`_interp` stands apart: it resolves plain trees and knows nothing of schemas, files or
+origins. Every import counts, including those inside a
 function (kept there for the cost of starting) and those only for type checking: a cycle that
 only laziness hides is still a cycle a reader must untangle.
 """
@@ -29,6 +30,7 @@ LAYERS = (
     ("compose._bind",),
     ("compose._output",),
     ("compose._api",),
+    ("compose._runs",),
     ("compose._cli",),
     ("compose", "compose.__main__"),
 )
