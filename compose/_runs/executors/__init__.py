@@ -1,0 +1,36 @@
+"""The engines a sweep can hand its jobs to, each imported only when asked for.
+
+`open_executor("submitit", options, sweep_dir)` imports `compose._runs.executors.submitit`
+(and through it the engine's own package) only then, so that a missing optional extra is one
+clear error naming the extra to install, and an entrypoint that never sweeps never pays for
+an engine's import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from compose._runs.jobs import Executor
+from compose.errors import ComposeError
+
+# name -> the module that defines `make(options, sweep_dir) -> Executor`
+EXECUTORS: dict[str, str] = {
+    "none": "compose._runs.executors.none",  # records and manifest only: for an engine of your own
+    "local": "compose._runs.executors.local",  # a pool of processes on this machine
+    "submitit": "compose._runs.executors.submitit",  # Slurm, or its local stand-in: one array
+    "sbatch": "compose._runs.executors.sbatch",  # an `sbatch --array` script over the manifest
+    "ray": "compose._runs.executors.ray",  # Ray Jobs on a running cluster
+}
+
+
+def open_executor(name: str, options: Mapping[str, Any], sweep_dir: str) -> Executor:
+    """The executor called `name`, configured by `options` (the sweep file's
+    `[sweep.executor]` table), writing its own files under `sweep_dir`."""
+    if name not in EXECUTORS:
+        known = ", ".join(sorted(EXECUTORS))
+        raise ComposeError(f"executor = {name!r}: no such executor; choose one of {known}")
+    module = importlib.import_module(EXECUTORS[name])
+    executor: Executor = module.make(options, sweep_dir)
+    return executor

@@ -1,0 +1,25 @@
+"""`executor = "none"`: submit nothing. The records, the manifest and the commands are the
+hand-off, for an engine compose has no adapter for (Kubernetes, SkyPilot, a script)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from compose._runs.jobs import Job
+from compose.errors import ComposeError
+
+
+class NoExecutor:
+    name = "none"
+
+    def submit(self, jobs: Sequence[Job]) -> list[str]:
+        return ["" for _ in jobs]  # no engine, so no job ids: the manifest keeps its commands
+
+
+def make(options: Mapping[str, Any], sweep_dir: str) -> NoExecutor:
+    if options:
+        raise ComposeError(
+            f"[sweep.executor] = {dict(options)!r}: the executor 'none' takes no options"
+        )
+    return NoExecutor()
