@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -185,7 +186,8 @@ def _run(job: Job) -> int:
     common = {"attempt": attempt, "host": socket.gethostname(), "started": started}
     with open(Path(job.directory) / LOG_FILE, "ab") as log:
         log.write(f"=== compose job: attempt {attempt} on {common['host']} at {started}: ".encode())
-        log.write(f"{subprocess.list2cmdline(job.argv)} (in {job.cwd})\n".encode())
+        shown = shlex.join(job.argv).replace("\n", "\\n")  # one line, whatever the argv holds
+        log.write(f"{shown} (in {job.cwd})\n".encode())
         log.flush()
         try:
             process = _start(job, log)
