@@ -5,7 +5,8 @@ file paths in messages are short and stable (`a.toml:3`).
 
 Helpers, imported by test modules (`from conftest import run_command`): `run_cli` and
 `run_compose` run an entrypoint or the `compose` command in this process; `run_command` and
-`run_python` run a child process.
+`run_python` run a child process; `point_job`, `wait_until` and `all_in_state` build a
+sweep's points by hand and wait for executors to run them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -24,6 +26,8 @@ from schemas import RLConfig
 
 from compose import cli
 from compose._cli.command import main as compose_main
+from compose._runs.jobs import Job
+from compose._runs.status import read_status, write_job
 
 WriteFile = Callable[[str, "str | bytes"], str]
 APP_PREFIX = "RL_"  # the example app's `env_prefix`
@@ -166,3 +170,37 @@ def environ_with_tests(**extra: str) -> dict[str, str]:
     a child imports `schemas` as the tests do), and `extra` variables."""
     path = os.pathsep.join([str(TESTS), *sys.path])
     return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+# --- sweeps' points, as executors receive them --------------------------------------------
+
+
+def point_job(
+    sweep_dir: Path, name: str, code: str, *, env: Mapping[str, str] | None = None
+) -> Job:
+    """A point `name` of a sweep in `sweep_dir` whose command is `python -c CODE`, its
+    job.json written (`write_job`), run from `sweep_dir`, as a sweep would hand it over."""
+    job = Job(
+        name=name,
+        argv=(sys.executable, "-c", code),
+        directory=str(sweep_dir / name),
+        cwd=str(sweep_dir),
+        env=dict(env or {}),
+    )
+    write_job(job)
+    return job
+
+
+def wait_until(condition: Callable[[], bool], what: str, *, seconds: float = 120) -> None:
+    """Poll `condition` until it holds; past `seconds` (a hang guard, not a speed goal) the
+    test fails saying what never happened."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"after {seconds:.0f} s, still not: {what}")
+        time.sleep(0.05)
+
+
+def all_in_state(jobs: Sequence[Job], state: str) -> Callable[[], bool]:
+    """Whether every job's status.json says `state` (for `wait_until`)."""
+    return lambda: all((read_status(job.directory) or {}).get("state") == state for job in jobs)

@@ -5,11 +5,13 @@
     compose diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
     compose schema MODULE:CLASS
     compose completion bash|zsh|fish PROG
+    compose job DIR
 
 ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
 command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
 separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found differences,
-2 bad input, with the error on stderr and never a traceback.
+2 bad input, with the error on stderr and never a traceback; `job` exits with its command's
+exit code.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ commands:
       the JSON Schema of a config class (for editor completion of TOML files)
   completion bash|zsh|fish PROG
       the shell script that completes entrypoint PROG's flags (eval it in your shell's rc)
+  job DIR
+      run the command of a sweep's point (DIR/job.json), its output appended to DIR/log.txt,
+      its state in DIR/status.json; exits with the command's exit code (what executors run)
 
 show, explain and diff also take --search-path DIR (repeatable): where file names that do not
 exist as written are looked up (then the working directory, then $COMPOSE_PATH); and
@@ -82,6 +87,7 @@ _ALLOWED = {
     "diff": frozenset({"--resolved", "--schema"}) | _COMPOSING,
     "schema": frozenset(),
     "completion": frozenset(),
+    "job": frozenset(),
 }
 _HELP = ("-h", "--help", "help")
 
@@ -495,12 +501,22 @@ def _print(text: str, lexer: str) -> None:
     write_text(sys.stdout, text)
 
 
+def job_command(options: Options) -> int:
+    """One point of a sweep, run where an engine placed it (`compose._runs.status`)."""
+    if len(options.rest) != 1:
+        raise ArgvError("expects DIR: a point's directory, holding job.json", key="job")
+    from compose._runs import status as _status  # noqa: PLC0415  # only a job needs the runner
+
+    return _status.run_job(options.rest[0])
+
+
 _COMMANDS: dict[str, Callable[[Options], int]] = {
     "show": show,
     "explain": explain,
     "diff": diff,
     "schema": schema_command,
     "completion": completion_command,
+    "job": job_command,
 }
 
 

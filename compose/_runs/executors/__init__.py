@@ -23,6 +23,8 @@ EXECUTORS: dict[str, str] = {
     "sbatch": "compose._runs.executors.sbatch",  # an `sbatch --array` script over the manifest
     "ray": "compose._runs.executors.ray",  # Ray Jobs on a running cluster
 }
+# name -> the optional extra that installs its engine (`pip install 'compose-config[ray]'`)
+EXTRAS: dict[str, str] = {"submitit": "submitit", "ray": "ray"}
 
 
 def open_executor(name: str, options: Mapping[str, Any], sweep_dir: str) -> Executor:
@@ -31,6 +33,15 @@ def open_executor(name: str, options: Mapping[str, Any], sweep_dir: str) -> Exec
     if name not in EXECUTORS:
         known = ", ".join(sorted(EXECUTORS))
         raise ComposeError(f"executor = {name!r}: no such executor; choose one of {known}")
-    module = importlib.import_module(EXECUTORS[name])
+    try:
+        module = importlib.import_module(EXECUTORS[name])
+    except ImportError as error:
+        missing = error.name or ""
+        if name not in EXTRAS or missing == "compose" or missing.startswith("compose."):
+            raise  # compose's own module is missing: a broken install, not a missing extra
+        raise ComposeError(
+            f"executor {name!r} needs the extra: pip install 'compose-config[{EXTRAS[name]}]'",
+            hint=f"cannot import {missing or error}",
+        ) from None
     executor: Executor = module.make(options, sweep_dir)
     return executor

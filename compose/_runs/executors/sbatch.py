@@ -1,0 +1,135 @@
+"""`executor = "sbatch"`: an `sbatch --array` script over the sweep, for clusters whose submit
+host has Slurm but not submitit (or where the cluster's team owns the job script).
+
+Writes `<sweep_dir>/jobs.txt` (one point's directory a line, in order) and
+`<sweep_dir>/sweep.sbatch`, whose array task N runs `compose job` on line N+1. Then, when
+`sbatch` is on PATH and `submit` is not false, submits it (`sbatch --parsable`) and returns
+`<array id>_<N>` per point; otherwise returns no ids and prints the command that submits it.
+
+Options: `partition`, `time` ("04:00:00"), `gpus`, `cpus_per_task`, `mem` ("32G"),
+`job_name` (default: the sweep's directory name), `max_parallel` (the array's `%K`),
+`setup` (shell lines run before the job: `module load`, `source .venv/bin/activate`),
+`sbatch_args` (more `#SBATCH` arguments: `["--account=abc", "--qos=high"]`), `python` (the
+interpreter that runs `-m compose job` on the nodes; default: this one) and `submit`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from compose._runs.executors.options import Kinds, at_least_one, check_options
+from compose._runs.jobs import Job
+from compose._runs.status import job_command, submitting
+from compose.errors import ComposeError
+
+SCRIPT = "sweep.sbatch"
+JOBS = "jobs.txt"  # the array's task N runs the point on line N+1
+OUTPUT = "slurm-%A_%a.out"  # Slurm's own output of each task: the job's is in its log.txt
+
+# option -> the sbatch flag it sets (the others shape the script, not the allocation)
+_FLAGS = {
+    "partition": "--partition",
+    "time": "--time",
+    "gpus": "--gpus",
+    "cpus_per_task": "--cpus-per-task",
+    "mem": "--mem",
+}
+_OPTIONS: dict[str, Kinds] = {
+    "partition": str,
+    "time": str,
+    "gpus": (int, str),
+    "cpus_per_task": int,
+    "mem": str,
+    "job_name": str,
+    "max_parallel": int,
+    "setup": list,
+    "sbatch_args": list,
+    "python": str,
+    "submit": bool,
+}
+
+
+class SbatchExecutor:
+    name = "sbatch"
+
+    def __init__(self, options: Mapping[str, Any], sweep_dir: str) -> None:
+        self.options = options
+        self.sweep_dir = Path(sweep_dir).resolve()
+
+    def submit(self, jobs: Sequence[Job]) -> list[str]:
+        if not jobs:
+            return []
+        script = self.write(jobs)
+        sbatch = shutil.which("sbatch")
+        if sbatch is None or self.options.get("submit", True) is False:
+            sys.stderr.write(f"compose: wrote {script}; submit it with: sbatch {script}\n")
+            return ["" for _ in jobs]
+        with submitting(jobs):
+            array_id = _sbatch(sbatch, script)
+        return [f"{array_id}_{index}" for index in range(len(jobs))]
+
+    def write(self, jobs: Sequence[Job]) -> Path:
+        """jobs.txt and the script, for these jobs."""
+        self.sweep_dir.mkdir(parents=True, exist_ok=True)
+        (self.sweep_dir / JOBS).write_text(
+            "".join(f"{job.directory}\n" for job in jobs), encoding="utf-8"
+        )
+        script = self.sweep_dir / SCRIPT
+        script.write_text(self.script(len(jobs)), encoding="utf-8")
+        return script
+
+    def script(self, count: int) -> str:
+        """The batch script of an array of `count` tasks."""
+        options = self.options
+        array = f"0-{count - 1}"
+        if "max_parallel" in options:
+            array += f"%{options['max_parallel']}"
+        directives = [
+            f"--job-name={options.get('job_name', self.sweep_dir.name)}",
+            f"--array={array}",
+            f"--output={self.sweep_dir / OUTPUT}",
+            *(f"{flag}={options[key]}" for key, flag in _FLAGS.items() if key in options),
+            *options.get("sbatch_args", ()),
+        ]
+        *compose_job, _ = job_command("", options.get("python", sys.executable))
+        jobs_file = shlex.quote(str(self.sweep_dir / JOBS))
+        lines = [
+            "#!/bin/bash",
+            f"# Written by compose: one array task per point of the sweep {self.sweep_dir.name}.",
+            *(f"#SBATCH {shlex.quote(directive)}" for directive in directives),
+            "set -e",
+            *options.get("setup", ()),
+            f'dir=$(sed -n "$((SLURM_ARRAY_TASK_ID + 1))p" {jobs_file})',
+            f'exec {shlex.join(compose_job)} "$dir"',
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def _sbatch(sbatch: str, script: Path) -> str:
+    """Submit the script; the array's id (`--parsable` prints `ID` or `ID;CLUSTER`)."""
+    try:
+        done = subprocess.run(
+            [sbatch, "--parsable", str(script)], capture_output=True, text=True, check=False
+        )
+    except OSError as error:
+        raise ComposeError(f"cannot run sbatch on {script}: {error}") from None
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        # Slurm's last line is its verdict ("sbatch: fatal: ..."), the lines before its steps
+        said = lines[-1] if lines else f"exit status {done.returncode}"
+        raise ComposeError(f"sbatch refused {script}: {said}")
+    return done.stdout.strip().split(";")[0]
+
+
+def make(options: Mapping[str, Any], sweep_dir: str) -> SbatchExecutor:
+    check_options("sbatch", options, _OPTIONS)
+    if "max_parallel" in options:
+        at_least_one(options, "max_parallel", 1)
+    return SbatchExecutor(options, os.fspath(sweep_dir))

@@ -1,0 +1,69 @@
+"""`executor = "submitit"`: the whole sweep as one Slurm job array, through submitit
+(`pip install 'compose-config[submitit]'`).
+
+`cluster` picks submitit's executor: "slurm", or "local" to run the same array as processes of
+this machine (how the tests run it); left out, submitit takes Slurm where `srun` is found. Every
+other option goes to `AutoExecutor.update_parameters` as submitit names it: `timeout_min`,
+`gpus_per_node`, `slurm_partition`, `slurm_array_parallelism` (how many run at once)...
+Each array task calls `run_job(DIR)`; `submit` returns the job ids (`<array id>_<index>` on
+Slurm) and never waits for a result, unlike Hydra's launcher (hydra #2479). submitit keeps its
+pickles and logs in `<sweep_dir>/submitit`; the point's own output is in its log.txt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import submitit
+from submitit.core import plugins
+
+from compose._runs.executors.options import Kinds, check_options
+from compose._runs.jobs import Job
+from compose._runs.status import run_job, submitting
+from compose.errors import ComposeError
+
+FOLDER = "submitit"  # under the sweep's directory: submitit's pickles and logs
+
+
+class SubmititExecutor:
+    name = "submitit"
+
+    def __init__(self, executor: submitit.AutoExecutor) -> None:
+        self.executor = executor
+
+    def submit(self, jobs: Sequence[Job]) -> list[str]:
+        if not jobs:
+            return []  # submitit warns about an empty array: there is nothing to say
+        with submitting(jobs):
+            try:
+                array = self.executor.map_array(run_job, [job.directory for job in jobs])
+            except Exception as error:  # the engine's failure, whatever its type: say it once
+                raise ComposeError(f"submitit could not submit the sweep: {error}") from None
+        return [str(job.job_id) for job in array]
+
+
+def make(options: Mapping[str, Any], sweep_dir: str) -> SubmititExecutor:
+    check_options("submitit", options, _known_options())
+    parameters = {key: value for key, value in options.items() if key != "cluster"}
+    folder = Path(sweep_dir) / FOLDER
+    try:
+        executor = submitit.AutoExecutor(folder=folder, cluster=options.get("cluster"))
+        executor.update_parameters(**parameters)
+    except (AssertionError, NameError, RuntimeError, TypeError, ValueError) as error:
+        # submitit's own checks of a cluster name or a parameter's type, in its words
+        message = f"submitit rejects the options: {error}"
+        raise ComposeError(message, key="sweep.executor", value=dict(options)) from None
+    return SubmititExecutor(executor)
+
+
+def _known_options() -> dict[str, Kinds]:
+    """What `update_parameters` takes: the shared names, and each executor's own and the
+    shared ones prefixed with its name (`slurm_partition`, `slurm_timeout_min`). submitit
+    checks the types itself, and its messages say which it expects."""
+    shared = submitit.AutoExecutor._valid_parameters()
+    names = {"cluster", *shared}
+    for prefix, executor in plugins.get_executors().items():
+        names |= {f"{prefix}_{name}" for name in {*executor._valid_parameters(), *shared}}
+    return dict.fromkeys(names, object)
