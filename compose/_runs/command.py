@@ -26,11 +26,9 @@ from pydantic import BaseModel
 
 from compose._input.argv import FileItem, ValueItem, item_spans
 from compose._runs.define import cli_text
-from compose._runs.executors import open_executor
-from compose._runs.jobs import Executor
-from compose._runs.records import jobs_of, record_submission, write_sweep
+from compose._runs.records import open_sweep_executor, submit_sweep, write_sweep
 from compose._runs.sweep import Point, Sweep, sweep
-from compose.errors import ArgvError, ComposeError
+from compose.errors import ArgvError
 
 SWEEP = "sweep"
 SWEEP_FLAG = "--sweep"
@@ -106,28 +104,13 @@ def run_sweep(schema: type[BaseModel], tokens: Sequence[str], prog: str, **optio
         **args.controls,
         **options,
     )
-    executor = _opened(made)
+    executor = open_sweep_executor(made)
     points = write_sweep(made, resume="sweep-resume" in args.switches)
     dry = DRY_RUN in args.switches
-    job_ids = [""] * len(points)
-    if not dry and points:
-        job_ids = executor.submit(jobs_of(made, points))
-        record_submission(made, points, executor.name, job_ids)
+    job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
     return points_table(
         made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry
     )
-
-
-def _opened(made: Sweep[Any]) -> Executor:
-    """The sweep's executor, before anything is written: one that cannot be had is bad input."""
-    try:
-        return open_executor(made.executor, made.executor_options, str(made.directory))
-    except ModuleNotFoundError as error:
-        raise ComposeError(
-            f"the executor {made.executor!r} is not installed ({error.name} is missing)",
-            key="sweep.executor",
-            hint="install its extra, or choose --sweep-executor none",
-        ) from None
 
 
 def points_table(

@@ -156,7 +156,8 @@ def _generated(key: str, kind: str, bounds: Any, origin: str) -> list[Any]:
         return _spaced(low, high, count)
     if low <= 0 or high <= 0:
         raise _bad_generator(key, kind, bounds, origin, "low and high above 0")
-    return [math.exp(v) for v in _spaced(math.log(low), math.log(high), count)]
+    exponents = _spaced(math.log10(low), math.log10(high), count)
+    return [float(f"{10**e:.12g}") for e in exponents]  # 1e-05, not 1.0000000000000016e-05
 
 
 def _spaced(low: float, high: float, count: int) -> list[float]:

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import subprocess
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from compose._output.write import write_configs
-from compose._runs.jobs import FINISHED, JOB_FILE, STATUS_FILE, Job
+from compose._runs.executors import open_executor
+from compose._runs.jobs import FINISHED, JOB_FILE, STATUS_FILE, Executor, Job
+from compose._runs.provenance import git_state, versions
 from compose._runs.sweep import Point, Sweep, point_origins
 from compose.errors import ComposeError, OutputError
 
@@ -57,6 +56,33 @@ def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
 def jobs_of(sweep: Sweep[Any], points: Sequence[Point[Any]]) -> list[Job]:
     """The jobs that run `points`: each its command, `@` its resolved config."""
     return [Job(p.name, _command(sweep, p), str(p.directory), sweep.cwd) for p in points]
+
+
+def submit_sweep(
+    sweep: Sweep[Any], points: Sequence[Point[Any]], executor: Executor | None = None
+) -> list[str]:
+    """Hand `points` (what `write_sweep` returned) to the sweep's executor, or to `executor`
+    (opened beforehand, say, to fail before anything is written); return their job ids, also
+    written into the manifest. Returns at once: no job is waited for."""
+    if executor is None:
+        executor = open_sweep_executor(sweep)
+    if not points:
+        return []
+    job_ids = executor.submit(jobs_of(sweep, points))
+    record_submission(sweep, points, executor.name, job_ids)
+    return job_ids
+
+
+def open_sweep_executor(sweep: Sweep[Any]) -> Executor:
+    """The sweep's executor: one that cannot be had is bad input (nothing is written yet)."""
+    try:
+        return open_executor(sweep.executor, sweep.executor_options, str(sweep.directory))
+    except ModuleNotFoundError as error:
+        raise ComposeError(
+            f"the executor {sweep.executor!r} is not installed ({error.name} is missing)",
+            key="sweep.executor",
+            hint="install its extra, or choose another executor (none writes the records only)",
+        ) from None
 
 
 def record_submission(
@@ -155,45 +181,6 @@ def run_record(
     if git is not None:
         record["git"] = dict(git)
     return record
-
-
-def versions() -> dict[str, str]:
-    """compose's, Pydantic's and Python's versions."""
-    return {
-        "compose": _version("compose-config"),
-        "pydantic": _version("pydantic"),
-        "python": platform.python_version(),
-    }
-
-
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def git_state(cwd: str) -> dict[str, Any] | None:
-    """The commit checked out in the work tree holding `cwd`, and whether it has changes: one
-    `git status` call (per sweep, not per point). None without git or a work tree."""
-    try:
-        done = subprocess.run(
-            ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    lines = done.stdout.splitlines()
-    commit = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), None)
-    if commit is None or commit == "(initial)":
-        return None
-    return {"commit": commit, "dirty": any(not line.startswith("#") for line in lines)}
 
 
 def _finished(point: Point[Any]) -> bool:

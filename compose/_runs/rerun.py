@@ -19,11 +19,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._input.files import FileCache, read_text
+from compose._input.search import Dirs
 from compose._runs.fingerprint import fingerprint
+from compose._runs.provenance import git_state
 from compose._runs.records import (
     RUN_FILE,
     config_file,
-    git_state,
     read_json,
     run_record,
     write_json,
@@ -110,7 +111,7 @@ def describe_run(
     config: BaseModel,
     argv: Sequence[str],
     prog: str,
-    search_path: Sequence[str] | str = (),
+    search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
@@ -146,7 +147,7 @@ def write_run_record(
     argv: Sequence[str],
     *,
     prog: str,
-    search_path: Sequence[str] | str = (),
+    search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Path:
@@ -156,14 +157,24 @@ def write_run_record(
 
     The resolved config belongs at `DIRECTORY/configs/PROG.toml`, where `write_configs`
     writes it: `--from-run` builds on it when a file the run read has changed. A run.json
-    already there with the same fingerprint is kept: it says how this same config was made
-    (a sweep's point, run as `PROG @ configs/PROG.toml`, keeps its sweep's record). The
-    options are those `cli` was given, and mean the same.
+    already there is kept when it describes this run better: when `argv` is `@` that very
+    configs/PROG.toml (a sweep point's job keeps its sweep's record), or when it has the same
+    fingerprint. The options are those `cli` was given, and mean the same.
     """
     path = Path(directory) / RUN_FILE
+    if _runs_its_record(Path(directory), argv, prog):
+        return path
     record = describe_run(config, argv, prog, search_path, env_prefix, environ)
     previous = read_json(path)
     if previous is not None and previous.get("fingerprint") == record["fingerprint"]:
         return path
     write_json(path, record)
     return path
+
+
+def _runs_its_record(directory: Path, argv: Sequence[str], prog: str) -> bool:
+    """Whether `argv` is `@ DIRECTORY/configs/PROG.toml` alone, with a run.json beside it: a
+    sweep's job, which that record describes better than `@ FILE` would."""
+    if len(argv) != 2 or argv[0] != "@" or not (directory / RUN_FILE).is_file():
+        return False
+    return Path(argv[1]).resolve() == config_file(directory, prog).resolve()
