@@ -42,10 +42,10 @@ def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
     if previous is not None and previous.get("hash") != sweep.definition_hash:
         raise _changed(sweep, previous, resume)
     finished = {point.name for point in sweep.points if resume and _finished(point)}
-    git = git_state(sweep.cwd)
+    made_with = {"git": git_state(sweep.cwd), "versions": versions()}  # asked once per sweep
     for point in sweep.points:
         if point.name not in finished:
-            _write_point(sweep, point, git)
+            _write_point(sweep, point, made_with)
     write_json(sweep.directory / SWEEP_FILE, {"hash": sweep.definition_hash, **sweep.definition})
     kept = _manifest_by_name(sweep.directory) if finished else {}
     lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
@@ -137,7 +137,7 @@ def config_file(directory: Path, prog: str) -> Path:
     return directory / "configs" / f"{prog}.toml"
 
 
-def _write_point(sweep: Sweep[Any], point: Point[Any], git: Mapping[str, Any] | None) -> None:
+def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any]) -> None:
     write_configs(point.directory, {sweep.prog: point.config})
     record = run_record(
         prog=sweep.prog,
@@ -146,7 +146,7 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], git: Mapping[str, Any] | 
         origins=point_origins(sweep, point),
         sources=sweep.sources,
         cwd=sweep.cwd,
-        git=git,
+        **made_with,
     )
     record["overrides"] = list(point.overrides)
     record["axes"] = dict(point.axes)
@@ -165,6 +165,7 @@ def run_record(
     sources: Mapping[str, str],
     cwd: str,
     git: Mapping[str, Any] | None,
+    versions: Mapping[str, str],
 ) -> dict[str, Any]:
     """What run.json holds for any run, swept or single (see the module docstring)."""
     record: dict[str, Any] = {
@@ -176,7 +177,7 @@ def run_record(
         "cwd": cwd,
         "sources": dict(sources),
         "origins": dict(origins),
-        "versions": versions(),
+        "versions": dict(versions),
     }
     if git is not None:
         record["git"] = dict(git)

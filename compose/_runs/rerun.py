@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from compose._input.files import FileCache, read_text
 from compose._input.search import Dirs
 from compose._runs.fingerprint import fingerprint
-from compose._runs.provenance import git_state
+from compose._runs.provenance import git_state, versions
 from compose._runs.records import (
     RUN_FILE,
     config_file,
@@ -138,6 +138,7 @@ def describe_run(
         sources={shown: sha256_text(text) for shown, text in files.texts.items()},
         cwd=cwd,
         git=git_state(cwd),
+        versions=versions(),
     )
 
 
