@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from compose._merge.renames import renamed
     from compose._output.toml import to_toml
     from compose._output.write import write_configs
+    from compose._runs.fingerprint import fingerprint
+    from compose._runs.records import submit_sweep, write_sweep
+    from compose._runs.rerun import write_run_record
+    from compose._runs.sweep import Point, PointError, Sweep, sweep
 
 __all__ = [
     "ArgvError",
@@ -52,29 +56,45 @@ __all__ = [
     "InterpolationError",
     "Merge",
     "OutputError",
+    "Point",
+    "PointError",
     "SourceError",
+    "Sweep",
     "UnknownKeyError",
     "cli",
     "compose",
+    "fingerprint",
     "parse",
     "register_resolver",
     "registered_resolvers",
     "renamed",
+    "submit_sweep",
+    "sweep",
     "to_toml",
     "unregister_resolver",
     "write_configs",
+    "write_run_record",
+    "write_sweep",
 ]
 
 _LAZY = {  # name -> the module that defines it
+    "Point": "compose._runs.sweep",
+    "PointError": "compose._runs.sweep",
+    "Sweep": "compose._runs.sweep",
     "cli": "compose._cli.entry",
     "compose": "compose._api",
+    "fingerprint": "compose._runs.fingerprint",
     "parse": "compose._api",
     "register_resolver": "compose._interp.resolvers",
     "registered_resolvers": "compose._interp.resolvers",
     "renamed": "compose._merge.renames",
+    "submit_sweep": "compose._runs.records",
+    "sweep": "compose._runs.sweep",
     "to_toml": "compose._output.toml",
     "unregister_resolver": "compose._interp.resolvers",
     "write_configs": "compose._output.write",
+    "write_run_record": "compose._runs.rerun",
+    "write_sweep": "compose._runs.records",
 }
 
 

@@ -24,6 +24,7 @@ from compose._input.argv import (
     split_argv,
 )
 from compose._input.env import with_environment
+from compose._input.files import FileCache
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._interp.resolve import Resolver, resolve_tree
 from compose._interp.resolvers import check_resolvers
@@ -146,6 +147,33 @@ def parse(
     `default`, an instance, is a node below all others: the fields its author set
     (pydantic-config's `cli(default=)`).
     """
+    return parse_reading(
+        schema,
+        argv,
+        None,
+        prog=prog,
+        resolvers=resolvers,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        environ=environ,
+        default=default,
+    )
+
+
+def parse_reading(
+    schema: type[M],
+    argv: Sequence[str],
+    files: FileCache | None,
+    *,
+    prog: str | None = None,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    default: BaseModel | None = None,
+) -> M:
+    """`parse`, reading files through `files`: kept by a caller that parses many command lines
+    over the same files (a sweep's points), it reads and parses each file once."""
     check_resolvers(resolvers)
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
@@ -154,7 +182,7 @@ def parse(
     dirs = as_search_path(search_path)
     if asked:
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
-    composed = compose_items(items, schema, dirs)
+    composed = compose_items(items, schema, dirs, files)
     resolve(composed, resolvers)
     return bind(composed, schema)
 

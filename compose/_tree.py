@@ -46,6 +46,16 @@ def replaced(tree: Any, path: KeyPath, value: Any) -> Any:
     return copy
 
 
+def copy_tree(tree: Any) -> Any:
+    """A copy of a plain tree whose tables and lists are new (its scalars are immutable)."""
+    kind = type(tree)
+    if kind is dict:
+        return {key: copy_tree(value) for key, value in tree.items()}
+    if kind is list:
+        return [copy_tree(value) for value in tree]
+    return tree
+
+
 MAX_DEPTH = 100  # tables and lists nested deeper than any real config; walks stay recursive
 _CONTAINERS = frozenset((dict, list))
 

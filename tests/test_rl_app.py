@@ -91,7 +91,9 @@ def _no_teacher_url(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_example_file_is_tested() -> None:
     tested = {EXAMPLES / file for files in FULL_EXAMPLES.values() for file in files}
-    skipped = {"minimal", "rl-app"}  # minimal/ is tested apart; rl-app/ holds the app's project
+    # minimal/ is tested apart; rl-app/ holds the app's project; sweeps/ are sweep files
+    # (tests/runs/test_sweep_examples.py)
+    skipped = {"minimal", "rl-app", "sweeps"}
     on_disk = {path for path in EXAMPLES.glob("*/*.toml") if path.parent.name not in skipped}
     assert on_disk == tested
 

@@ -16,7 +16,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO, TypeVar
 
 from pydantic import BaseModel
 
@@ -79,11 +79,14 @@ def cli(
     instruction = os.environ.get(COMPLETE_VARIABLE)
     if instruction is not None:  # a shell asks for its script, or for candidates
         raise SystemExit(_answer_completion(schema, instruction, tokens, name, search_path))
-    with warnings_as_lines():  # printed first: they explain what follows
-        try:
-            return _parse(schema, tokens, name, options)
-        except ComposeError as error:
-            outcome = error
+    try:
+        with warnings_as_lines():  # printed first: they explain what follows
+            try:
+                return _parse(schema, tokens, name, options)
+            except ComposeError as error:
+                outcome = error
+    except SweepDone as done:
+        _show_sweep(done)
     if isinstance(outcome, HelpRequested):
         with output_may_close():
             show_help(_described(outcome, options.description), plain=options.plain)
@@ -130,6 +133,49 @@ def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> 
     except HelpRequested as asked:
         show_help(_described(asked, options.description), plain=options.plain)
         raise SystemExit(asked.exit_code) from None
+    except SweepDone as done:
+        _show_sweep(done)
+
+
+class SweepDone(Exception):  # not an error: how sweep mode ends `cli`
+    """Sweep mode did its work: `text`, the table of points, is printed and `cli` exits 0."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _show_sweep(done: SweepDone) -> NoReturn:
+    with output_may_close():
+        write_text(sys.stdout, done.text)
+    raise SystemExit(0)
+
+
+_SWEEP_FLAG = "--sweep"  # and every flag of sweep mode: --sweep.KEY, --sweep-name, ...
+_FROM_RUN_FLAG = "--from-run"
+
+
+def _runs(schema: type[M], args: list[str], prog: str, options: _Options) -> list[str]:
+    """`--from-run DIR` replaced by the run's argv; sweep mode run to its end (`SweepDone`).
+    `compose._runs` is imported only when a command line asks for it."""
+    if any(token.startswith(_FROM_RUN_FLAG) for token in args):
+        from compose._runs.rerun import from_run_argv  # noqa: PLC0415  # only when asked
+
+        args = from_run_argv(args, prog)
+    if any(token.startswith(_SWEEP_FLAG) for token in args) and _bare_help(args) is None:
+        from compose._runs.command import run_sweep  # noqa: PLC0415  # only when asked
+
+        text = run_sweep(
+            schema,
+            args,
+            prog,
+            resolvers=options.resolvers,
+            search_path=options.search_path,
+            env_prefix=options.env_prefix,
+            environ=options.environ,
+        )
+        raise SweepDone(text)
+    return args
 
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
@@ -143,6 +189,8 @@ def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
 
 def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     """`compose.parse`, with a bare help request answered as it would answer it."""
+    if any(token.startswith((_SWEEP_FLAG, _FROM_RUN_FLAG)) for token in args):
+        args = _runs(schema, args, prog, options)
     section = _bare_help(args)
     env_prefix, search_path = options.env_prefix, options.search_path
     alone = options.default is None and not _environment_sets(env_prefix, options.environ)

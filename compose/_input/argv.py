@@ -100,6 +100,18 @@ def split_argv(argv: list[str]) -> list[Item]:
     return items
 
 
+def item_spans(argv: list[str]) -> list[tuple[Item, list[str]]]:
+    """Each item of `argv` with the tokens that gave it, in order: for a caller that takes some
+    items out of a command line and passes the rest on as tokens (a sweep's own flags)."""
+    spans: list[tuple[Item, list[str]]] = []
+    pos = 0
+    while pos < len(argv):
+        end, item = _parse_item(argv, pos)
+        spans.append((item, argv[pos:end]))
+        pos = end
+    return spans
+
+
 def _check_text(item: ValueItem) -> None:
     """A value is text: bytes the shell passed that are not UTF-8 (Python keeps them as lone
     surrogates) could be written to no config file. A file's path may hold them: it is a name."""

@@ -18,7 +18,7 @@ from compose._input.formats import parse_yaml
 from compose._input.json import parse_json
 from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_file
-from compose._tree import MAX_DEPTH, KeyPath, too_deep
+from compose._tree import MAX_DEPTH, KeyPath, copy_tree, too_deep
 from compose.errors import SourceError
 
 
@@ -133,6 +133,36 @@ def load_file(
     """
     shown, text, regular = _read(name, search_path)
     return parse_file(shown, text), FileSource(shown, text, prefix, read_text if regular else None)
+
+
+class FileCache:
+    """Files read once for many compositions of the same nodes (the points of a sweep).
+
+    Plain data held by the caller for as long as it composes, never by the module: each
+    `load` of a file already read gives a fresh copy of its table (a composition takes the
+    tables it merges), and a fresh source over the same text, so what one composition does
+    cannot reach the next. `texts` is every file read, by the name errors show, for records
+    that say which files a run was made from.
+    """
+
+    def __init__(self) -> None:
+        self._read: dict[tuple[str, SearchPath], tuple[str, str, bool, dict[str, Any]]] = {}
+        self.texts: dict[str, str] = {}
+
+    def load(
+        self, name: str, prefix: KeyPath, search_path: SearchPath
+    ) -> tuple[dict[str, Any], FileSource]:
+        """`load_file`, reading and parsing `name` only the first time."""
+        key = (name, search_path)
+        found = self._read.get(key)
+        if found is None:
+            shown, text, regular = _read(name, search_path)
+            found = (shown, text, regular, parse_file(shown, text))
+            self._read[key] = found
+            self.texts[shown] = text
+        shown, text, regular, table = found
+        source = FileSource(shown, text, prefix, read_text if regular else None)
+        return copy_tree(table), source
 
 
 def parse_file(shown: str, text: str) -> dict[str, Any]:

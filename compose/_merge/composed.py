@@ -5,7 +5,7 @@ where later stages have work to do (what the nodes' text held).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compose._input.argv import ValueItem
 from compose._input.origins import FileSource, Origins
@@ -15,6 +15,9 @@ from compose._schema.shape import Shape
 from compose._syntax import INTERPOLATION, MANDATORY
 from compose._tree import KeyPath
 from compose.errors import ComposeError
+
+if TYPE_CHECKING:  # the file reader (and tomli) is loaded by composing, not by help
+    from compose._input.files import FileCache
 
 
 class Composed:
@@ -46,6 +49,7 @@ class Composed:
         # Secret fields set to `${oc.env:NAME}`, by path: the reference and the field's type,
         # so the bound secret remembers where it came from (`compose._schema.secrets`).
         self.env_secrets: dict[KeyPath, tuple[str, Any]] = {}
+        self.files: FileCache | None = None  # files read once for many compositions (a sweep)
 
     @property
     def may_interpolate(self) -> bool:

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from compose._input.argv import DataItem, DeleteItem, EnvItem, FileItem, Item, ValueItem
 from compose._input.env import unknown_variables
-from compose._input.files import load_file, parse_file
+from compose._input.files import FileCache, load_file, parse_file
 from compose._input.formats import may_give_none
 from compose._input.includes import INCLUDE, Mount, expand
 from compose._input.origins import FileSource, FlagSource, Moved, Origins
@@ -46,13 +46,20 @@ def root_shape(schema: type[BaseModel] | None) -> Shape:
 
 
 def compose_items(
-    items: list[Item], schema: type[BaseModel] | None, search_path: SearchPath = ()
+    items: list[Item],
+    schema: type[BaseModel] | None,
+    search_path: SearchPath = (),
+    files: FileCache | None = None,
 ) -> Composed:
-    """Merge file nodes and deletions in order, then the CLI values as one last node."""
+    """Merge file nodes and deletions in order, then the CLI values as one last node.
+
+    `files`, kept by a caller that composes the same files many times (a sweep's points),
+    reads and parses each file once for all of them."""
     root = root_shape(schema)
     sources: list[FileSource] = []  # filled as files are read, for a replay to read again
     again = functools.partial(replay, list(items), root, sources, search_path=search_path)
     composed = Composed({}, Origins(again), root, sources, search_path=search_path)
+    composed.files = files
     _compose(items, Merger(root, composed.show_key, origins_at=again), composed, iter(()))
     return composed
 
@@ -169,7 +176,8 @@ def _load(
     """
     source = next(cached, None)
     if source is None:
-        table, source = load_file(name, prefix, composed.search_path)
+        load = composed.files.load if composed.files is not None else load_file
+        table, source = load(name, prefix, composed.search_path)
         text = source.text
     else:
         text = source.text

@@ -19,14 +19,14 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from compose._runs.atomic import write_json
 from compose._runs.jobs import FINISHED, JOB_FILE, LOG_FILE, STATUS_FILE, Job, State
 from compose.errors import ComposeError
 
@@ -47,7 +47,7 @@ def write_job(job: Job) -> Path:
     directory = Path(job.directory)
     directory.mkdir(parents=True, exist_ok=True)
     spec = {"argv": list(job.argv), "env": dict(job.env), "cwd": job.cwd}
-    return _write_json(directory / JOB_FILE, spec)
+    return write_json(directory / JOB_FILE, spec)
 
 
 def read_job(directory: str) -> Job:
@@ -101,27 +101,12 @@ def read_status(directory: str) -> dict[str, Any] | None:
 
 def _write_status(directory: str, state: State, **fields: Any) -> None:
     ordered = sorted(fields.items(), key=lambda item: _STATUS_ORDER.index(item[0]))
-    _write_json(Path(directory) / STATUS_FILE, {"state": state, **dict(ordered)})
+    write_json(Path(directory) / STATUS_FILE, {"state": state, **dict(ordered)})
 
 
 # A file read by people too: the outcome first, then where and when.
 _STATUS_ORDER: tuple[str, ...] = ("exit_code", "signal", "error", "attempt", "host", "pid")
 _STATUS_ORDER += ("submitted", "started", "ended")
-
-
-def _write_json(path: Path, data: Mapping[str, Any]) -> Path:
-    """`path` replaced whole: a reader sees the old file or the new one, never half of one."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump(data, file, indent=2, ensure_ascii=False)
-            file.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    return path
 
 
 def _now() -> str:

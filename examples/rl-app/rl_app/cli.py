@@ -42,8 +42,10 @@ COMPONENTS: dict[str, tuple[type[LaunchOptions], type[BaseModel]]] = {
 
 def rl(argv: Argv = None) -> None:
     """`rl`: resolve the whole run, write every config file, print the launch plan."""
-    config = cli(RLConfig, argv, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX)
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    config = cli(RLConfig, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX)
     _write(config.output_dir, {"rl": config, **config.components()})
+    _record(config, tokens)
     if config.dry_run:
         print("dry run: nothing started; drop --dry-run to see the launch plan")
         return
@@ -102,6 +104,20 @@ def _write(output_dir: Path, files: dict[str, Any]) -> None:
         sys.stderr.write(f"error: {error.format()}\n")
         raise SystemExit(error.exit_code) from None
     _print_written(written)
+
+
+def _record(config: RLConfig, tokens: list[str]) -> None:
+    """OUTPUT_DIR/run.json beside the configs: how this config was made, so that
+    `rl --from-run OUTPUT_DIR [changes]` composes it again."""
+    from compose import write_run_record  # noqa: PLC0415  # it loads the engine: not for `rl --help`
+
+    try:
+        write_run_record(
+            config.output_dir, config, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX
+        )
+    except ComposeError as error:
+        sys.stderr.write(f"error: {error.format()}\n")
+        raise SystemExit(error.exit_code) from None
 
 
 def section_data(entry: BaseModel, section: type[BaseModel]) -> dict[str, Any]:

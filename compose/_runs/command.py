@@ -1,0 +1,143 @@
+"""Sweep mode of an entrypoint: `PROG ARGV... --sweep @ FILE --sweep.KEY V1 V2 ...`.
+
+The sweep's own flags are taken out of the command line; the rest is the base argv of every
+point. Then: expand and validate every point, open the executor (so that one not installed
+is an error before anything is written), write the records, submit (unless `--dry-run`), and
+say what was done as a table of points. `cli()` prints it and exits 0; any bad input is one
+`ComposeError`, raised before anything is written or submitted.
+
+    --sweep @ FILE          a sweep file (several: their points' product)
+    --sweep.KEY V1 V2 ...   a product axis; one '{range = [0, 3]}' token is a generator
+    --sweep-name NAME       the sweep's directory name (default: the file's stem, or "sweep")
+    --sweep-dir DIR         where it goes (default: runs)
+    --sweep-executor NAME   none, local, submitit, sbatch, ray (default: none)
+    --sweep-resume          skip the points whose status says finished
+    --dry-run               write the records, submit nothing (not passed to the points)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import tomli
+from pydantic import BaseModel
+
+from compose._input.argv import FileItem, ValueItem, item_spans
+from compose._runs.define import cli_text
+from compose._runs.records import open_sweep_executor, submit_sweep, write_sweep
+from compose._runs.sweep import Point, Sweep, sweep
+from compose.errors import ArgvError
+
+SWEEP = "sweep"
+SWEEP_FLAG = "--sweep"
+DRY_RUN = "dry-run"
+_ONE_VALUE = {"sweep-name": "name", "sweep-dir": "directory", "sweep-executor": "executor"}
+_SWITCHES = {"sweep-resume", DRY_RUN}
+
+
+def asks_sweep(tokens: Sequence[str]) -> bool:
+    """Whether a command line holds a sweep flag (`--sweep...`): a cheap look at the text."""
+    return any(token.startswith(SWEEP_FLAG) for token in tokens)
+
+
+class _SweepArgs:
+    """A command line, parted: the base argv of every point, and the sweep's own flags."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.base: list[str] = []
+        self.files: list[str] = []
+        self.axes: dict[str, Any] = {}
+        self.controls: dict[str, Any] = {}
+        self.switches: set[str] = set()
+        for item, given in item_spans(tokens):
+            if not self._take(item):
+                self.base.extend(given)
+
+    def _take(self, item: Any) -> bool:
+        if isinstance(item, FileItem) and item.section == SWEEP:
+            self.files.append(item.path)
+        elif isinstance(item, ValueItem) and item.key.startswith(SWEEP + "."):
+            self.axes[item.key.removeprefix(SWEEP + ".")] = _axis(item)
+        elif isinstance(item, ValueItem) and item.key in _ONE_VALUE:
+            if len(item.tokens) != 1:
+                raise ArgvError("takes one value", key=item.shown, value=" ".join(item.tokens))
+            self.controls[_ONE_VALUE[item.key]] = item.tokens[0]
+        elif isinstance(item, ValueItem) and item.key in _SWITCHES and not item.tokens:
+            self.switches.add(item.key)
+        elif isinstance(item, ValueItem) and item.key.startswith("sweep"):
+            raise ArgvError(
+                "is no sweep flag",
+                key=item.shown,
+                hint="sweep flags: --sweep @ FILE, --sweep.KEY V1 V2 ..., --sweep-name, "
+                "--sweep-dir, --sweep-executor, --sweep-resume",
+            )
+        else:
+            return False
+        return True
+
+
+def _axis(item: ValueItem) -> Any:
+    """An axis's values as typed; one token `{range = [0, 3]}` is a generator, as in a file."""
+    if not item.tokens:
+        raise ArgvError("an axis needs values: --sweep.KEY V1 V2 ...", key=item.shown)
+    if len(item.tokens) == 1 and item.tokens[0].lstrip().startswith("{"):
+        try:
+            return tomli.loads(f"spec = {item.tokens[0]}")["spec"]
+        except tomli.TOMLDecodeError as error:
+            raise ArgvError(
+                f"is not a TOML inline table: {error}", key=item.shown, value=item.tokens[0]
+            ) from None
+    return list(item.tokens)
+
+
+def run_sweep(schema: type[BaseModel], tokens: Sequence[str], prog: str, **options: Any) -> str:
+    """Sweep mode, start to end: the text to print (see the module docstring)."""
+    args = _SweepArgs(list(tokens))
+    made = sweep(
+        schema,
+        args.base,
+        sweep_files=args.files,
+        axes=args.axes,
+        prog=prog,
+        **args.controls,
+        **options,
+    )
+    executor = open_sweep_executor(made)
+    points = write_sweep(made, resume="sweep-resume" in args.switches)
+    dry = DRY_RUN in args.switches
+    job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
+    return points_table(
+        made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry
+    )
+
+
+def points_table(
+    made: Sweep[Any], submitted: Sequence[Point[Any]], job_ids: Mapping[str, str], dry: bool
+) -> str:
+    """The table of points: index, name, axis values, job id (`-` for none)."""
+    keys = list(dict.fromkeys(key for point in made.points for key in point.axes))
+    header = ["#", "name", *keys, "job"]
+    rows = [header]
+    names = {point.name for point in submitted}
+    for point in made.points:
+        job = job_ids.get(point.name) or ("-" if point.name in names else "finished")
+        values = [cli_text(point.axes[key]) if key in point.axes else "" for key in keys]
+        rows.append([str(point.index), point.name, *values, job])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    state = "dry run: records written, nothing submitted" if dry else f"executor {made.executor}"
+    where = _shown_dir(made.directory)
+    head = f"sweep {made.name}: {len(made.points)} points in {where} ({state})"
+    return "\n".join([head, *lines]) + "\n"
+
+
+def _shown_dir(directory: Path) -> str:
+    try:
+        return str(directory.relative_to(Path.cwd()))
+    except ValueError:
+        return str(directory)

@@ -1,0 +1,40 @@
+"""A config's fingerprint: the same resolved config, the same hash, wherever its values came from.
+
+sha256 over a versioned canonical JSON of the validated model's plain dump (`model_dump(mode=
+"json")`: keys sorted, so neither field order nor the order of files and flags matters), with
+the values of `SecretStr`/`SecretBytes` fields left out, and any key the caller names (a run's
+own directory: where it runs, not what it runs) left out too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._schema.secrets import secret_fields
+from compose._schema.shape import shape_of
+from compose._tree import KeyPath, child
+
+SCHEME = "compose-fingerprint-1"  # bumped if what is hashed changes: old names stay old
+
+
+def fingerprint(config: BaseModel, *, exclude: Iterable[KeyPath] = ()) -> str:
+    """The hex sha256 of `config`'s canonical JSON, secrets and the paths `exclude` left out."""
+    data = config.model_dump(mode="json")
+    root = shape_of(type(config))
+    for path in [*(path for path, _ in secret_fields(root, data)), *exclude]:
+        _drop(data, path)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{SCHEME}\n{text}".encode()).hexdigest()
+
+
+def _drop(data: Any, path: KeyPath) -> None:
+    parent = data
+    for segment in path[:-1]:
+        parent = child(parent, segment)
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)

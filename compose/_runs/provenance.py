@@ -1,0 +1,52 @@
+"""What a run record says of where it was made: the git state of the work tree (its commit,
+and whether it has changes) and the versions of compose, Pydantic and Python.
+
+The one module of the records that runs a program (`git`, with a fixed argv, no shell) or
+looks up installed distributions: kept alone so that is easy to see (tests/test_safety.py).
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+from importlib import metadata
+from typing import Any
+
+
+def git_state(cwd: str) -> dict[str, Any] | None:
+    """The commit checked out in the work tree holding `cwd`, and whether it has changes: one
+    `git status` call (per sweep, not per point). None without git or a work tree."""
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    lines = done.stdout.splitlines()
+    commit = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), None)
+    if commit is None or commit == "(initial)":
+        return None
+    return {"commit": commit, "dirty": any(not line.startswith("#") for line in lines)}
+
+
+def versions() -> dict[str, str]:
+    """compose's, Pydantic's and Python's versions."""
+    return {
+        "compose": _version("compose-config"),
+        "pydantic": _version("pydantic"),
+        "python": platform.python_version(),
+    }
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,181 @@
+"""`PROG --from-run DIR [more overrides]`: a recorded run composed again, with changes on top.
+
+DIR/run.json (a sweep point's record, or a single run's from `write_run_record`) holds the
+argv the run was composed from and the sha256 of every file it read. If every file still
+holds that text, the recorded argv is composed again with the new overrides after it, so
+origins point at the original files. If one changed or is gone, a warning names it and the
+run is built on its recorded resolved config (DIR/configs/PROG.toml) instead: what ran, not
+what the files say now.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._input.files import FileCache, read_text
+from compose._input.search import Dirs
+from compose._runs.atomic import write_json
+from compose._runs.fingerprint import fingerprint
+from compose._runs.provenance import git_state, versions
+from compose._runs.records import (
+    RUN_FILE,
+    config_file,
+    read_json,
+    run_record,
+)
+from compose._runs.sweep import leaf_origins, sha256_text
+from compose.errors import ArgvError, ComposeError, ComposeWarning
+
+FROM_RUN = "--from-run"
+
+
+def asks_from_run(tokens: Sequence[str]) -> bool:
+    """Whether a command line holds `--from-run DIR` (or `--from-run=DIR`)."""
+    return any(t == FROM_RUN or t.startswith(FROM_RUN + "=") for t in tokens)
+
+
+def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
+    """`tokens` with `--from-run DIR` replaced by what DIR's run was composed from."""
+    directory, rest = _take_directory(list(tokens))
+    path = directory / RUN_FILE
+    record = read_json(path)
+    if record is None or not isinstance(record.get("argv"), list):
+        raise ArgvError(
+            "holds no run record (run.json)", key=FROM_RUN, value=str(directory), origin=str(path)
+        )
+    if record.get("prog", prog) != prog:
+        raise ArgvError(
+            f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN, value=str(directory)
+        )
+    problem = _changed_source(record.get("sources", {}))
+    if problem is None:
+        return [*map(str, record["argv"]), *rest]
+    resolved = directory / str(record.get("config") or config_file(Path(), prog))
+    if not resolved.is_file():
+        raise ArgvError(
+            f"{problem}, and the run's resolved config is gone too: it cannot be composed again",
+            key=FROM_RUN,
+            value=str(directory),
+            origin=str(resolved),
+        )
+    warnings.warn(
+        f"{FROM_RUN} {directory}: {problem}; building on the run's resolved config "
+        f"{resolved} instead",
+        ComposeWarning,
+        stacklevel=2,
+    )
+    return ["@", str(resolved), *rest]
+
+
+def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
+    found: list[str] = []
+    rest: list[str] = []
+    position = 0
+    while position < len(tokens):
+        token = tokens[position]
+        if token.startswith(FROM_RUN + "="):
+            found.append(token.partition("=")[2])
+        elif token == FROM_RUN:
+            if position + 1 >= len(tokens) or tokens[position + 1].startswith("--"):
+                raise ArgvError("needs the directory of a run", key=FROM_RUN)
+            position += 1
+            found.append(tokens[position])
+        else:
+            rest.append(token)
+        position += 1
+    if len(found) > 1:
+        raise ArgvError("is given twice: rerun one run at a time", key=FROM_RUN, value=found[-1])
+    return Path(found[0]), rest
+
+
+def _changed_source(sources: Mapping[str, Any]) -> str | None:
+    """The first recorded file (read from here, as composing again would) whose text is not
+    the text the run was made from, said as what happened to it; None if all are the same."""
+    for shown, digest in sources.items():
+        try:
+            text = read_text(shown)
+        except ComposeError:
+            return f"{shown} is gone"
+        if sha256_text(text) != digest:
+            return f"{shown} changed since the run"
+    return None
+
+
+def describe_run(
+    config: BaseModel,
+    argv: Sequence[str],
+    prog: str,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
+    taken as it was when the run was made)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the run itself has shown them
+        tokens = from_run_argv(argv, prog) if asks_from_run(argv) else list(argv)
+        files = FileCache()
+        origins = leaf_origins(
+            type(config),
+            tokens,
+            files,
+            search_path=search_path,
+            env_prefix=env_prefix,
+            environ=environ,
+        )
+    cwd = os.getcwd()
+    return run_record(
+        prog=prog,
+        argv=tokens,
+        fingerprint=fingerprint(config),
+        origins=origins,
+        sources={shown: sha256_text(text) for shown, text in files.texts.items()},
+        cwd=cwd,
+        git=git_state(cwd),
+        versions=versions(),
+    )
+
+
+def write_run_record(
+    directory: str | os.PathLike[str],
+    config: BaseModel,
+    argv: Sequence[str],
+    *,
+    prog: str,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Path:
+    """Write `DIRECTORY/run.json` for a single run: how `config` was made from `argv` (the
+    tokens after the program's name, as `cli` took them), so that `PROG --from-run DIRECTORY`
+    composes it again. Returns the file's path.
+
+    The resolved config belongs at `DIRECTORY/configs/PROG.toml`, where `write_configs`
+    writes it: `--from-run` builds on it when a file the run read has changed. A run.json
+    already there is kept when it describes this run better: when `argv` is `@` that very
+    configs/PROG.toml (a sweep point's job keeps its sweep's record), or when it has the same
+    fingerprint. The options are those `cli` was given, and mean the same.
+    """
+    path = Path(directory) / RUN_FILE
+    if _runs_its_record(Path(directory), argv, prog):
+        return path
+    record = describe_run(config, argv, prog, search_path, env_prefix, environ)
+    previous = read_json(path)
+    if previous is not None and previous.get("fingerprint") == record["fingerprint"]:
+        return path
+    write_json(path, record)
+    return path
+
+
+def _runs_its_record(directory: Path, argv: Sequence[str], prog: str) -> bool:
+    """Whether `argv` is `@ DIRECTORY/configs/PROG.toml` alone, with a run.json beside it: a
+    sweep's job, which that record describes better than `@ FILE` would."""
+    if len(argv) != 2 or argv[0] != "@" or not (directory / RUN_FILE).is_file():
+        return False
+    return Path(argv[1]).resolve() == config_file(directory, prog).resolve()

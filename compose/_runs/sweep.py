@@ -1,0 +1,435 @@
+"""`sweep()`: a base command line and a sweep definition -> every point composed and validated.
+
+Nothing is written here (`compose._runs.records` writes) and nothing is submitted: a `Sweep`
+is plain data, each point with its validated config, its overrides and its fingerprint. Every
+file is read and parsed once for all the points (a `FileCache` held by this call, not by the
+module); every failing point is reported at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from compose._api import Resolvers, parse_reading
+from compose._input.argv import split_argv
+from compose._input.env import with_environment
+from compose._input.files import FileCache, load_file
+from compose._input.search import Dirs, as_search_path
+from compose._merge.fold import compose_items
+from compose._output.help import program_name
+from compose._runs.define import Axes, Where, axis_values, expand, override, product
+from compose._runs.fingerprint import fingerprint
+from compose._schema.keys import all_flags, suggest
+from compose._tree import KeyPath
+from compose.errors import ComposeError, UnknownKeyError, closest, gather
+
+M = TypeVar("M", bound=BaseModel)
+Source = str | os.PathLike[str]
+
+CONTROLS = ("name", "dir", "output", "command", "executor")
+DEFAULT_DIR = "runs"
+NAME_CHARS = 12  # of the fingerprint's hex: a point directory's name
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.=+-]*")
+
+
+@dataclass(frozen=True)
+class Point(Generic[M]):
+    """One point of a sweep: its validated config, and how it was made."""
+
+    index: int
+    """Its place in the sweep, from 0."""
+    axes: Mapping[str, Any]
+    """KEY -> value, what this point sets (a file's typed values, or flag text)."""
+    overrides: tuple[str, ...]
+    """`axes` as command-line tokens, appended to the base argv: `--trainer.optim.lr=0.0001`."""
+    argv: tuple[str, ...]
+    """The whole command line the config was composed from (without the program's name)."""
+    config: M
+    """The validated config."""
+    fingerprint: str
+    """sha256 of the resolved config (`compose._runs.fingerprint`), the output key left out."""
+    directory: Path
+    """Its run record: `SWEEP_DIR/NAME`, absolute."""
+
+    @property
+    def name(self) -> str:
+        """The point's directory name: the fingerprint's first 12 hex digits, so the same config
+        gets the same name."""
+        return self.directory.name
+
+
+@dataclass(frozen=True)
+class Sweep(Generic[M]):
+    """A materialized sweep: every point validated, nothing written or submitted yet."""
+
+    name: str
+    directory: Path
+    """`DIR/NAME`, absolute: the manifest, sweep.json, and one directory per point."""
+    prog: str
+    """The program: the config file is `POINT/configs/PROG.toml`."""
+    base_argv: tuple[str, ...]
+    points: tuple[Point[M], ...]
+    command: tuple[str, ...]
+    """What runs a point, before `@ POINT/configs/PROG.toml` (default: the program's name)."""
+    output: str | None
+    """The key set to each point's directory, if any (`output_dir`)."""
+    executor: str
+    executor_options: Mapping[str, Any]
+    definition: Mapping[str, Any]
+    """What makes the points (base argv, the sweep tables, axes, command, output): sweep.json."""
+    definition_hash: str
+    origins: Mapping[str, str] = field(repr=False)
+    """Where the base argv set each value (`trainer.optim.lr` -> `rl.toml:30`), computed once."""
+    sources: Mapping[str, str] = field(repr=False)
+    """Every file the points were composed from, as named, -> the sha256 of its text."""
+    cwd: str = ""
+    """The directory the sweep was made in: relative names in argv are relative to it."""
+
+
+class PointError(ComposeError):
+    """A point that failed: its error, said after the point's index and axis values."""
+
+    def __init__(self, message: str, *, point: str = "", **fields: Any) -> None:
+        self.point = point
+        super().__init__(message, **fields)
+
+    def format(self) -> str:
+        return f"{self.point}: {super().format()}"
+
+    def evolve(self, **changes: object) -> ComposeError:
+        fields: dict[str, Any] = {"key": self.key, "origin": self.origin, "hint": self.hint}
+        if self.has_value:
+            fields["value"] = self.value
+        fields.update(changes)
+        return PointError(str(fields.pop("message", self.message)), point=self.point, **fields)
+
+
+def sweep(
+    schema: type[M],
+    argv: Sequence[str] = (),
+    *,
+    sweep_files: Sequence[Source] = (),
+    axes: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    directory: Source | None = None,
+    output: str | None = None,
+    command: Sequence[str] | None = None,
+    executor: str | Mapping[str, Any] | None = None,
+    prog: str | None = None,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Sweep[M]:
+    """Expand a sweep and compose and validate every point; write nothing, submit nothing.
+
+    Each point is `argv` (a base command line, as `parse` takes it) with the point's overrides
+    appended, so they win. The points are the product of every sweep file (TOML: a `[sweep]`
+    table of controls, then `axes`, `zip`, `blocks`, `seeds`; see docs/15) and of `axes`
+    (KEY -> a list of values, or `{"range": [0, 3]}`, `{"logspace": [1e-5, 1e-3, 5]}`).
+    `name`, `directory`, `output`, `command` and `executor` override the files' `[sweep]`.
+
+    Raises one `ComposeError` for bad input: an axis key the schema lacks (with a
+    did-you-mean), a zip of unequal lengths, an empty sweep, a bad range; and, all at once,
+    every point that fails, each named with its index and axis values (`PointError`).
+    The other options are those of `parse`.
+    """
+    files = FileCache()
+    controls, blocks, tables = _read_sweep_files(sweep_files)
+    given = {"name": name, "dir": directory, "output": output, "command": command}
+    controls.update({k: v for k, v in given.items() if v is not None})
+    if executor is not None:
+        controls["executor"] = executor
+    expansions = [expand(block, where) for block, where in blocks]
+    factors = [expansion.points for expansion in expansions]
+    if axes:
+        factors.extend(_flag_axes(axes))
+    if not factors:
+        raise ComposeError("nothing to sweep", hint="add --sweep @ FILE or --sweep.KEY V1 V2 ...")
+    points = product(factors, "the sweep")
+    origins = {key: o for expansion in expansions for key, o in expansion.origins.items()}
+    origins.update({key: f"--sweep.{key}" for key in axes or {}})
+    _check_keys(schema, origins)
+    base = tuple(argv)
+    settings = _Settings(controls, prog)
+    options: dict[str, Any] = {
+        "resolvers": resolvers,
+        "search_path": search_path,
+        "env_prefix": env_prefix,
+        "environ": environ,
+    }
+    made = _compose_points(schema, base, points, settings, files, options)
+    definition = {
+        "prog": settings.prog,
+        "argv": list(base),
+        "sweep": tables,
+        "axes": dict(axes or {}),
+        "command": list(settings.command),
+        "output": settings.output,
+    }
+    return Sweep(
+        name=settings.name,
+        directory=settings.directory,
+        prog=settings.prog,
+        base_argv=base,
+        points=tuple(made),
+        command=settings.command,
+        output=settings.output,
+        executor=settings.executor,
+        executor_options=settings.executor_options,
+        definition=definition,
+        definition_hash=canonical_hash(definition),
+        origins=leaf_origins(schema, base, files, **options),
+        sources={shown: sha256_text(text) for shown, text in files.texts.items()},
+        cwd=os.getcwd(),
+    )
+
+
+def canonical_hash(data: Any) -> str:
+    """sha256 of data's canonical JSON (sorted keys): the same definition, the same hash."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _read_sweep_files(
+    paths: Sequence[Source],
+) -> tuple[dict[str, Any], list[tuple[Mapping[str, Any], Where]], list[Any]]:
+    """The controls (later files win), each file's block and where its keys are written, and
+    the tables as read (for sweep.json)."""
+    controls: dict[str, Any] = {}
+    blocks: list[tuple[Mapping[str, Any], Where]] = []
+    tables: list[Any] = []
+    for path in paths:
+        table, source = load_file(os.fspath(path))
+        where: Where = source.at
+        own = table.pop("sweep", {})
+        if not isinstance(own, dict):
+            raise ComposeError(
+                "[sweep] is a table of controls", value=own, origin=where(("sweep",))
+            )
+        for key in own:
+            if key not in CONTROLS:
+                hint = closest(key, CONTROLS, cutoff=0.6)
+                raise ComposeError(
+                    f"not a sweep control ({', '.join(CONTROLS)})",
+                    key=f"sweep.{key}",
+                    origin=where(("sweep", key)),
+                    hint=f"did you mean sweep.{hint}?" if hint else None,
+                )
+        controls.setdefault("_stem", Path(os.fspath(path)).stem)
+        controls.update(own)
+        tables.append(
+            {"sweep": {k: v for k, v in own.items() if k in ("output", "command")}, **table}
+        )
+        if table:
+            blocks.append((table, where))
+    return controls, blocks, tables
+
+
+def _flag_axes(axes: Mapping[str, Any]) -> list[list[Axes]]:
+    return [
+        [{key: v} for v in axis_values(key, spec, f"--sweep.{key}")] for key, spec in axes.items()
+    ]
+
+
+class _Settings:
+    """The controls of a sweep, with their defaults, checked."""
+
+    def __init__(self, controls: Mapping[str, Any], prog: str | None) -> None:
+        self.prog = prog or program_name()
+        self.name = str(controls.get("name") or controls.get("_stem") or "sweep")
+        if not _PLAIN_NAME.fullmatch(self.name):
+            raise ComposeError(
+                "a sweep's name is a directory name (letters, digits, _ . = + -)",
+                key="sweep.name",
+                value=self.name,
+            )
+        self.directory = (
+            Path(os.path.abspath(os.fspath(controls.get("dir") or DEFAULT_DIR))) / self.name
+        )
+        output = controls.get("output")
+        self.output = str(output).replace("-", "_") if output else None
+        command = controls.get("command") or [self.prog]
+        if isinstance(command, str) or not all(isinstance(t, str) for t in command):
+            raise ComposeError("command is a list of words", key="sweep.command", value=command)
+        self.command = tuple(command)
+        executor = controls.get("executor") or "none"
+        options: dict[str, Any] = {}
+        if isinstance(executor, Mapping):
+            options = {k: v for k, v in executor.items() if k != "name"}
+            executor = executor.get("name", "none")
+        self.executor = str(executor)
+        self.executor_options = options
+
+
+def _check_keys(schema: type[BaseModel], origins: Mapping[str, str]) -> None:
+    """Every axis key names a field of the schema (all at once, with a did-you-mean)."""
+    flags = set(all_flags(schema))
+    errors: list[ComposeError] = []
+    for key, origin in origins.items():
+        flag = re.sub(r"\.\d+(?=\.|$)", ".0", "--" + key.replace("_", "-"))
+        if flag in flags or _below_a_leaf(flag, flags):
+            continue
+        from compose._schema.shape import shape_of  # noqa: PLC0415  # only for a mistake
+
+        found = suggest(shape_of(schema), "--" + key)
+        errors.append(
+            UnknownKeyError(
+                "unknown key: the schema has no such field to sweep",
+                key=key,
+                origin=origin,
+                hint=f"did you mean {found.removeprefix('--')}?" if found else None,
+            )
+        )
+    if errors:
+        raise gather(errors)
+
+
+def _below_a_leaf(flag: str, flags: set[str]) -> bool:
+    """A key below a field whose keys are the user's own (a dict, `Any`): not listed."""
+    parts = flag.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in flags:
+            return not any(f.startswith(prefix + ".") for f in flags)
+    return False
+
+
+def _compose_points(
+    schema: type[M],
+    base: tuple[str, ...],
+    points: list[Axes],
+    settings: _Settings,
+    files: FileCache,
+    options: Mapping[str, Any],
+) -> list[Point[M]]:
+    made: list[Point[M]] = []
+    errors: list[ComposeError] = []
+    seen: dict[str, int] = {}
+    for index, axes in enumerate(points):
+        overrides = tuple(token for key, value in axes.items() for token in override(key, value))
+        try:
+            point = _compose_point(schema, base, index, axes, overrides, settings, files, options)
+        except ComposeError as error:
+            described = describe_point(index, axes)
+            errors.extend(_in_point(e, described) for e in error.errors)
+            continue
+        if point.name in seen:
+            errors.append(
+                ComposeError(
+                    f"composes the same config as point {seen[point.name]}: an axis repeats a "
+                    "value, or sets what the rest of the command line overrides",
+                    origin=describe_point(index, axes),
+                )
+            )
+        seen[point.name] = index
+        made.append(point)
+    if errors:
+        raise gather(errors)
+    return made
+
+
+def _compose_point(
+    schema: type[M],
+    base: tuple[str, ...],
+    index: int,
+    axes: Axes,
+    overrides: tuple[str, ...],
+    settings: _Settings,
+    files: FileCache,
+    options: Mapping[str, Any],
+) -> Point[M]:
+    """Compose one point. With an output key, it is composed with that key set to the sweep's
+    directory to take its fingerprint (without the key), then again with its own directory."""
+    argv = (*base, *overrides)
+    output = settings.output
+    where = [f"--{output}={settings.directory}"] if output else []
+    config = parse_reading(schema, [*argv, *where], files, prog=settings.prog, **options)
+    exclude: list[KeyPath] = [tuple(output.split("."))] if output else []
+    digest = fingerprint(config, exclude=exclude)
+    directory = settings.directory / digest[:NAME_CHARS]
+    if output:
+        argv = (*argv, f"--{output}={directory}")
+        config = parse_reading(schema, list(argv), files, prog=settings.prog, **options)
+    return Point(index, axes, overrides, argv, config, digest, directory)
+
+
+def describe_point(index: int, axes: Mapping[str, Any]) -> str:
+    """`point 3 (trainer.optim.lr=0.001, seed=2)`: how errors and tables name a point."""
+    values = ", ".join(f"{key}={_shown(value)}" for key, value in axes.items())
+    return f"point {index} ({values})"
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _in_point(error: ComposeError, point: str) -> PointError:
+    fields: dict[str, Any] = {"key": error.key, "origin": error.origin, "hint": error.hint}
+    if error.has_value:
+        fields["value"] = error.value
+    return PointError(error.message, point=point, **fields)
+
+
+def leaf_origins(
+    schema: type[BaseModel],
+    argv: Sequence[str],
+    files: FileCache,
+    *,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    **_: Any,
+) -> dict[str, str]:
+    """Where `argv` set each leaf it sets, by dotted key (`trainer.optim.lr` -> `rl.toml:30`);
+    {} if it does not compose alone (a sweep's base may need its axes)."""
+    items = with_environment(split_argv(list(argv)), env_prefix, environ)
+    try:
+        composed = compose_items(items, schema, as_search_path(search_path), files)
+        found = {}
+        for path in _leaves(composed.tree, ()):
+            origin = composed.origins.describe(path)
+            if origin:
+                found[".".join(map(str, path))] = origin
+    except ComposeError:
+        return {}
+    return found
+
+
+def _leaves(tree: Any, path: KeyPath) -> list[KeyPath]:
+    if isinstance(tree, dict) and tree:
+        return [leaf for key, value in tree.items() for leaf in _leaves(value, (*path, key))]
+    return [path]
+
+
+def point_origins(sweep: Sweep[Any], point: Point[Any]) -> dict[str, str]:
+    """The base origins, with what the point's axes set marked `sweep axis KEY` (and the
+    output key, which the sweep sets)."""
+    marked = {_dotted(key): f"sweep axis {key}" for key in point.axes}
+    if sweep.output:
+        marked[sweep.output] = f"sweep output {sweep.output}"
+    origins = {
+        path: origin
+        for path, origin in sweep.origins.items()
+        if not any(path == key or path.startswith(key + ".") for key in marked)
+    }
+    origins.update(marked)
+    return origins
+
+
+def _dotted(key: str) -> str:
+    """An axis key as a path of snake_case field names (`trainer.optim.lr`)."""
+    return ".".join(segment.replace("-", "_") for segment in key.split("."))

@@ -1,0 +1,173 @@
+"""What a sweep leaves on disk: per point its resolved config, run.json and job.json; the
+manifest; sweep.json. `rl ... --sweep...` prints the table of points and exits 0, `--dry-run`
+belongs to the sweep (the records of a dry run and of a real one are the same), and bad input
+exits 2 with nothing written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from rl_app import cli as app
+from rl_app.cli import CONF
+from rl_app.config import RLConfig
+
+from compose import compose, submit_sweep, sweep, write_sweep
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "examples/reverse_text/rl.toml")
+BASE = ["@", EXAMPLE]
+
+
+def _rl(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        app.rl(argv)
+    except SystemExit as done:
+        code = done.code
+    else:
+        code = None
+    out, err = capsys.readouterr()
+    assert isinstance(code, int), "sweep mode never returns to the app"
+    return code, out, err
+
+
+def test_a_point_record_holds_its_config_command_and_provenance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    made = sweep(
+        RLConfig, BASE, axes={"trainer.optim.lr": ["1e-4", "2e-4"]}, prog="rl", search_path=[CONF]
+    )
+    assert write_sweep(made) == list(made.points)
+    point = made.points[1]
+    config = point.directory / "configs" / "rl.toml"
+    assert compose([config], schema=RLConfig) == point.config
+    run = json.loads((point.directory / "run.json").read_text())
+    assert run["argv"] == [*BASE, "--trainer.optim.lr=2e-4"]
+    assert run["overrides"] == ["--trainer.optim.lr=2e-4"]
+    assert run["axes"] == {"trainer.optim.lr": "2e-4"}
+    assert run["fingerprint"] == point.fingerprint
+    assert run["origins"]["trainer.optim.lr"] == "sweep axis trainer.optim.lr"
+    assert run["origins"]["trainer.model.lora.rank"] == f"{EXAMPLE}:25"
+    assert set(run["versions"]) == {"compose", "pydantic", "python"}
+    text = Path(EXAMPLE).read_text(encoding="utf-8")
+    assert run["sources"] == {EXAMPLE: hashlib.sha256(text.encode()).hexdigest()}
+    assert "git" not in run  # tmp_path is no work tree
+    job = json.loads((point.directory / "job.json").read_text())
+    assert job == {"argv": ["rl", "@", str(config)], "env": {}, "cwd": str(tmp_path)}
+
+
+def test_the_manifest_has_a_line_per_point_and_job_ids_once_submitted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    made = sweep(RLConfig, BASE, axes={"max_steps": ["3", "4"]}, prog="rl", name="steps")
+    points = write_sweep(made)
+    manifest = tmp_path / "runs" / "steps" / "manifest.jsonl"
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    assert [line["index"] for line in lines] == [0, 1]
+    assert lines[0] == {
+        "index": 0,
+        "name": made.points[0].name,
+        "axes": {"max_steps": "3"},
+        "overrides": ["--max_steps=3"],
+        "fingerprint": made.points[0].fingerprint,
+        "command": ["rl", "@", str(made.points[0].directory / "configs" / "rl.toml")],
+        "directory": str(made.points[0].directory),
+    }
+    assert submit_sweep(made, points) == ["", ""]  # executor none: no engine, no ids
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    assert [(line["executor"], line["job_id"]) for line in lines] == [("none", "")] * 2
+    assert json.loads((manifest.parent / "sweep.json").read_text())["hash"] == made.definition_hash
+
+
+def test_the_git_commit_and_dirty_state_are_recorded_in_a_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compose._runs.provenance import git_state
+
+    state = git_state(str(ROOT))
+    if state is None:
+        pytest.skip("the checkout is no git work tree here")
+    assert len(state["commit"]) == 40
+    assert isinstance(state["dirty"], bool)
+    assert git_state(str(tmp_path)) is None
+
+
+def test_sweep_mode_prints_the_table_and_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _rl(
+        [*BASE, "--sweep.trainer.optim.lr", "1e-4", "3e-4", "--sweep-name", "lr"], capsys
+    )
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "sweep lr: 2 points in runs/lr (executor none)"
+    assert lines[1].split() == ["#", "name", "trainer.optim.lr", "job"]
+    assert lines[2].split()[::2] == ["0", "1e-4"]
+    assert not (tmp_path / "outputs").exists(), "no point ran in process"
+
+
+def test_dry_run_belongs_to_the_sweep_and_writes_the_same_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    flags = [*BASE, "--sweep.max-steps", "3", "4"]
+    code, out, _ = _rl([*flags, "--sweep-dir", "dry", "--dry-run"], capsys)
+    assert code == 0
+    assert "dry run: records written, nothing submitted" in out
+    assert _rl([*flags, "--sweep-dir", "real"], capsys)[0] == 0
+    for dry in (tmp_path / "dry" / "sweep").glob("*/configs/rl.toml"):
+        real = tmp_path / "real" / "sweep" / dry.parent.parent.name / "configs" / "rl.toml"
+        assert dry.read_text() == real.read_text()
+        assert "dry_run = false" in dry.read_text()
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--sweep.trainer.optim.lrr", "1"], "did you mean trainer.optim.lr?"),
+        (["--sweep.trainer.optim.lr", "-1"], "point 0 (trainer.optim.lr=-1)"),
+        (["--sweep.trainer.optim.lr", "{range = [1]}"], "range takes"),
+        (["--sweep.seed"], "an axis needs values"),
+        (["--sweep.max-steps", "2", "--sweep-executor", "nope"], "no such executor"),
+        (["--sweep.max-steps", "2", "--sweep-colour", "red"], "is no sweep flag"),
+    ],
+)
+def test_bad_sweep_input_exits_2_and_writes_nothing(
+    flags: list[str],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _rl([*BASE, *flags], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and message in err, err
+    assert "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_executor_that_is_not_installed_is_bad_input_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from compose import ComposeError
+
+    # As if Ray were not installed: importing it fails (a None in sys.modules does that,
+    # for its submodules too, which an earlier test may have imported).
+    for name in [name for name in sys.modules if name == "ray" or name.startswith("ray.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "ray", None)
+    monkeypatch.delitem(sys.modules, "compose._runs.executors.ray", raising=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ComposeError, match="'ray' needs the extra"):
+        from compose._runs.command import run_sweep
+
+        run_sweep(RLConfig, [*BASE, "--sweep.max-steps", "2", "--sweep-executor", "ray"], "rl")
+    assert list(tmp_path.iterdir()) == []
