@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -262,7 +263,7 @@ class _Settings:
         )
         output = controls.get("output")
         self.output = str(output).replace("-", "_") if output else None
-        command = controls.get("command") or [self.prog]
+        command = controls.get("command") or launched_as(self.prog)
         if isinstance(command, str) or not all(isinstance(t, str) for t in command):
             raise ComposeError("command is a list of words", key="sweep.command", value=command)
         self.command = tuple(command)
@@ -364,7 +365,32 @@ def _compose_point(
     if output:
         argv = (*argv, f"--{output}={directory}")
         config = parse_reading(schema, list(argv), files, prog=settings.prog, **options)
-    return Point(index, axes, overrides, argv, config, digest, directory)
+    return Point(index, typed_axes(config, axes), overrides, argv, config, digest, directory)
+
+
+def typed_axes(config: BaseModel, axes: Axes) -> Axes:
+    """The point's axis values as its config holds them: `--sweep.trainer.optim.lr 1e-5`
+    typed the text by its field, so the manifest says 1e-05, as a tracker should see it.
+    A config group's `@FILE` and a value that is a section stay as the sweep wrote them."""
+    typed = dict(axes)
+    for key, value in axes.items():
+        if isinstance(value, str) and not value.startswith("@"):
+            found = _value_at(config, key)
+            if found is None or isinstance(found, (bool, int, float, str)):
+                typed[key] = found
+    return typed
+
+
+def _value_at(config: BaseModel, key: str) -> Any:
+    value: Any = config
+    for name in key.split("."):
+        value = getattr(value, name.replace("-", "_"), _MISSING)
+        if value is _MISSING:
+            return _MISSING
+    return value
+
+
+_MISSING: Any = object()  # not a scalar: `typed_axes` keeps the text
 
 
 def describe_point(index: int, axes: Mapping[str, Any]) -> str:
@@ -433,3 +459,20 @@ def point_origins(sweep: Sweep[Any], point: Point[Any]) -> dict[str, str]:
 def _dotted(key: str) -> str:
     """An axis key as a path of snake_case field names (`trainer.optim.lr`)."""
     return ".".join(segment.replace("-", "_") for segment in key.split("."))
+
+
+def launched_as(prog: str) -> list[str]:
+    """The command that runs `prog` on the node: the script this process was started as, by
+    its absolute path, when it is `prog`'s own (a venv's `bin/` is often not on the PATH of the
+    pool, the job array or the Ray worker, while a shared file system holds it at the same
+    path); otherwise `prog` by name, found on the node's PATH. `[sweep] command` overrides it
+    (`["uv", "run", "rl"]`)."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if (
+        script is not None
+        and script.name == prog
+        and script.is_file()
+        and os.access(script, os.X_OK)
+    ):
+        return [os.path.abspath(script)]
+    return [prog]

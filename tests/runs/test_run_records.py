@@ -47,7 +47,7 @@ def test_a_point_record_holds_its_config_command_and_provenance(
     run = json.loads((point.directory / "run.json").read_text())
     assert run["argv"] == [*BASE, "--trainer.optim.lr=2e-4"]
     assert run["overrides"] == ["--trainer.optim.lr=2e-4"]
-    assert run["axes"] == {"trainer.optim.lr": "2e-4"}
+    assert run["axes"] == {"trainer.optim.lr": 2e-4}  # typed by its field, as trackers read it
     assert run["fingerprint"] == point.fingerprint
     assert run["origins"]["trainer.optim.lr"] == "sweep axis trainer.optim.lr"
     assert run["origins"]["trainer.model.lora.rank"] == f"{EXAMPLE}:25"
@@ -71,7 +71,7 @@ def test_the_manifest_has_a_line_per_point_and_job_ids_once_submitted(
     assert lines[0] == {
         "index": 0,
         "name": made.points[0].name,
-        "axes": {"max_steps": "3"},
+        "axes": {"max_steps": 3},
         "overrides": ["--max_steps=3"],
         "fingerprint": made.points[0].fingerprint,
         "command": ["rl", "@", str(made.points[0].directory / "configs" / "rl.toml")],
@@ -107,7 +107,7 @@ def test_sweep_mode_prints_the_table_and_exits_0(
     lines = out.splitlines()
     assert lines[0] == "sweep lr: 2 points in runs/lr (executor none)"
     assert lines[1].split() == ["#", "name", "trainer.optim.lr", "job"]
-    assert lines[2].split()[::2] == ["0", "1e-4"]
+    assert lines[2].split()[::2] == ["0", "0.0001"]
     assert not (tmp_path / "outputs").exists(), "no point ran in process"
 
 

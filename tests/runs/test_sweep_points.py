@@ -36,7 +36,7 @@ def test_each_point_is_what_its_command_line_composes_alone() -> None:
     for point in made.points:
         assert point.argv == (*BASE, *point.overrides)
         assert point.config == parse(RLConfig, list(point.argv), search_path=[CONF])
-    assert made.points[1].axes == {"trainer.optim.lr": "1e-5", "max-steps": "6"}
+    assert made.points[1].axes == {"trainer.optim.lr": 1e-5, "max-steps": 6}
     assert made.points[1].config.trainer.max_steps == 6
 
 
