@@ -105,8 +105,10 @@ def run_sweep(schema: type[BaseModel], tokens: Sequence[str], prog: str, **optio
         **options,
     )
     executor = open_sweep_executor(made)
-    points = write_sweep(made, resume="sweep-resume" in args.switches)
     dry = DRY_RUN in args.switches
+    if not dry:
+        executor.ready()  # a cluster that cannot take the jobs: nothing written, nothing submitted
+    points = write_sweep(made, resume="sweep-resume" in args.switches)
     job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
     return points_table(
         made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry

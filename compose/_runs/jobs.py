@@ -39,9 +39,13 @@ class Job:
 
 
 class Executor(Protocol):
-    """An engine that runs jobs somewhere. `submit` returns one id per job, in order, once the
-    engine has accepted them, without waiting for any to run or finish."""
+    """An engine that runs jobs somewhere. `ready` raises a `ComposeError` saying what to fix
+    when the engine cannot take jobs now (a cluster not reachable), so that a sweep writes and
+    submits nothing; `submit` returns one id per job, in order, once the engine has accepted
+    them, without waiting for any to run or finish."""
 
     name: str
+
+    def ready(self) -> None: ...
 
     def submit(self, jobs: Sequence[Job]) -> list[str]: ...

@@ -171,3 +171,18 @@ def test_an_executor_that_is_not_installed_is_bad_input_before_anything_is_writt
 
         run_sweep(RLConfig, [*BASE, "--sweep.max-steps", "2", "--sweep-executor", "ray"], "rl")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_executor_that_cannot_be_reached_gets_nothing_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compose import ComposeError
+    from compose._runs.command import run_sweep
+
+    monkeypatch.setenv("RAY_ADDRESS", "http://127.0.0.1:9")  # discard: nothing listens
+    monkeypatch.chdir(tmp_path)
+    argv = [*BASE, "--sweep.max-steps", "2", "3", "--sweep-executor", "ray"]
+    with pytest.raises(ComposeError, match="cannot reach the Ray job server") as raised:
+        run_sweep(RLConfig, argv, "rl")
+    assert raised.value.value == "http://127.0.0.1:9"
+    assert list(tmp_path.iterdir()) == []

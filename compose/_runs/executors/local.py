@@ -32,6 +32,9 @@ _OPTIONS = {"max_parallel": int}
 class LocalExecutor:
     name = "local"
 
+    def ready(self) -> None:
+        """Always: the pool is this machine."""
+
     def __init__(self, max_parallel: int, sweep_dir: str) -> None:
         self.max_parallel = max_parallel
         self.sweep_dir = sweep_dir

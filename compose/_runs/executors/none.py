@@ -13,6 +13,9 @@ from compose.errors import ComposeError
 class NoExecutor:
     name = "none"
 
+    def ready(self) -> None:
+        """Always: nothing is handed to anyone."""
+
     def submit(self, jobs: Sequence[Job]) -> list[str]:
         return ["" for _ in jobs]  # no engine, so no job ids: the manifest keeps its commands
 

@@ -45,11 +45,16 @@ class RayExecutor:
         self.options = options
         self.sweep = Path(sweep_dir).name
         self.address = options.get("address") or os.environ.get("RAY_ADDRESS") or DEFAULT_ADDRESS
+        self.server: tuple[JobSubmissionClient, set[str | None]] | None = None
+
+    def ready(self) -> None:
+        """The job server answers: checked before the sweep writes anything."""
+        self.server = self.server or self.connect()
 
     def submit(self, jobs: Sequence[Job]) -> list[str]:
         if not jobs:
             return []
-        client, taken = self.connect()
+        client, taken = self.server or self.connect()
         ids: list[str] = []
         for job in jobs:
             try:

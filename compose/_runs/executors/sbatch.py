@@ -59,6 +59,9 @@ _OPTIONS: dict[str, Kinds] = {
 class SbatchExecutor:
     name = "sbatch"
 
+    def ready(self) -> None:
+        """Always: without `sbatch` on PATH the script is written for you to submit."""
+
     def __init__(self, options: Mapping[str, Any], sweep_dir: str) -> None:
         self.options = options
         self.sweep_dir = Path(sweep_dir).resolve()

@@ -30,6 +30,9 @@ FOLDER = "submitit"  # under the sweep's directory: submitit's pickles and logs
 class SubmititExecutor:
     name = "submitit"
 
+    def ready(self) -> None:
+        """submitit checked its cluster and parameters when it was opened (`make`)."""
+
     def __init__(self, executor: submitit.AutoExecutor) -> None:
         self.executor = executor
 
