@@ -7,10 +7,13 @@ looks up installed distributions: kept alone so that is easy to see (tests/test_
 
 from __future__ import annotations
 
-import platform
 import subprocess
-from importlib import metadata
+import sys
 from typing import Any
+
+import pydantic
+
+from compose._version import VERSION
 
 
 def git_state(cwd: str) -> dict[str, Any] | None:
@@ -37,16 +40,7 @@ def git_state(cwd: str) -> dict[str, Any] | None:
 
 
 def versions() -> dict[str, str]:
-    """compose's, Pydantic's and Python's versions."""
-    return {
-        "compose": _version("compose-config"),
-        "pydantic": _version("pydantic"),
-        "python": platform.python_version(),
-    }
-
-
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    """compose's, Pydantic's and Python's versions (read from the modules themselves:
+    `importlib.metadata` would cost every run that writes a record more than composing)."""
+    python = ".".join(map(str, sys.version_info[:3]))
+    return {"compose": VERSION, "pydantic": pydantic.VERSION, "python": python}

@@ -23,14 +23,13 @@ from compose._runs.atomic import write_json, write_text
 from compose._runs.executors import open_executor
 from compose._runs.jobs import FINISHED, STATUS_FILE, Executor, Job
 from compose._runs.provenance import git_state, versions
+from compose._runs.run import RUN_FILE, config_file, run_record
 from compose._runs.status import write_job
 from compose._runs.sweep import Point, Sweep, point_origins
 from compose.errors import ComposeError
 
-RUN_FILE = "run.json"
 MANIFEST_FILE = "manifest.jsonl"
 SWEEP_FILE = "sweep.json"
-RECORD_FORMAT = 1  # run.json's layout; bumped if a field changes meaning
 
 
 def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
@@ -126,11 +125,6 @@ def _command(sweep: Sweep[Any], point: Point[Any]) -> tuple[str, ...]:
     return (*sweep.command, "@", str(config_file(point.directory, sweep.prog)))
 
 
-def config_file(directory: Path, prog: str) -> Path:
-    """Where a run record keeps its resolved config: as `write_configs` puts it."""
-    return directory / "configs" / f"{prog}.toml"
-
-
 def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any]) -> None:
     write_configs(point.directory, {sweep.prog: point.config})
     record = run_record(
@@ -147,34 +141,6 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
     write_json(point.directory / RUN_FILE, record)
     write_job(Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd))
-
-
-def run_record(
-    *,
-    prog: str,
-    argv: Sequence[str],
-    fingerprint: str,
-    origins: Mapping[str, str],
-    sources: Mapping[str, str],
-    cwd: str,
-    git: Mapping[str, Any] | None,
-    versions: Mapping[str, str],
-) -> dict[str, Any]:
-    """What run.json holds for any run, swept or single (see the module docstring)."""
-    record: dict[str, Any] = {
-        "format": RECORD_FORMAT,
-        "prog": prog,
-        "argv": list(argv),
-        "config": f"configs/{prog}.toml",
-        "fingerprint": fingerprint,
-        "cwd": cwd,
-        "sources": dict(sources),
-        "origins": dict(origins),
-        "versions": dict(versions),
-    }
-    if git is not None:
-        record["git"] = dict(git)
-    return record
 
 
 def _finished(point: Point[Any]) -> bool:
@@ -211,11 +177,3 @@ def _changed(sweep: Sweep[Any], previous: Mapping[str, Any], resume: bool) -> Co
         message = f"holds another sweep ({what} differ)"
         hint = "give this one a new --sweep-name (or --sweep-dir), or remove the directory"
     return ComposeError(message, origin=str(sweep.directory / SWEEP_FILE), hint=hint)
-
-
-def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None

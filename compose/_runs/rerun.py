@@ -23,13 +23,14 @@ from compose._input.search import Dirs
 from compose._runs.atomic import write_json
 from compose._runs.fingerprint import fingerprint
 from compose._runs.provenance import git_state, versions
-from compose._runs.records import (
+from compose._runs.run import (
     RUN_FILE,
     config_file,
+    leaf_origins,
     read_json,
     run_record,
+    sha256_text,
 )
-from compose._runs.sweep import leaf_origins, sha256_text
 from compose.errors import ArgvError, ComposeError, ComposeWarning
 
 FROM_RUN = "--from-run"

@@ -21,14 +21,12 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from compose._api import Resolvers, parse_reading
-from compose._input.argv import split_argv
-from compose._input.env import with_environment
 from compose._input.files import FileCache, load_file
-from compose._input.search import Dirs, as_search_path
-from compose._merge.fold import compose_items
+from compose._input.search import Dirs
 from compose._output.help import program_name
 from compose._runs.define import Axes, Where, axis_values, expand, override, product
 from compose._runs.fingerprint import fingerprint
+from compose._runs.run import leaf_origins, sha256_text
 from compose._schema.keys import all_flags, suggest
 from compose._tree import KeyPath
 from compose.errors import ComposeError, UnknownKeyError, closest, gather
@@ -199,10 +197,6 @@ def canonical_hash(data: Any) -> str:
     """sha256 of data's canonical JSON (sorted keys): the same definition, the same hash."""
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _read_sweep_files(
@@ -408,37 +402,6 @@ def _in_point(error: ComposeError, point: str) -> PointError:
     if error.has_value:
         fields["value"] = error.value
     return PointError(error.message, point=point, **fields)
-
-
-def leaf_origins(
-    schema: type[BaseModel],
-    argv: Sequence[str],
-    files: FileCache,
-    *,
-    search_path: Dirs = (),
-    env_prefix: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    **_: Any,
-) -> dict[str, str]:
-    """Where `argv` set each leaf it sets, by dotted key (`trainer.optim.lr` -> `rl.toml:30`);
-    {} if it does not compose alone (a sweep's base may need its axes)."""
-    items = with_environment(split_argv(list(argv)), env_prefix, environ)
-    try:
-        composed = compose_items(items, schema, as_search_path(search_path), files)
-        found = {}
-        for path in _leaves(composed.tree, ()):
-            origin = composed.origins.describe(path)
-            if origin:
-                found[".".join(map(str, path))] = origin
-    except ComposeError:
-        return {}
-    return found
-
-
-def _leaves(tree: Any, path: KeyPath) -> list[KeyPath]:
-    if isinstance(tree, dict) and tree:
-        return [leaf for key, value in tree.items() for leaf in _leaves(value, (*path, key))]
-    return [path]
 
 
 def point_origins(sweep: Sweep[Any], point: Point[Any]) -> dict[str, str]:
