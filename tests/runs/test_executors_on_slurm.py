@@ -158,6 +158,22 @@ def test_submitit_submits_one_array_whose_points_all_finish(
         assert seen["parent"][0] == sys.executable  # run_job in this venv's interpreter
 
 
+@pytest.mark.usefixtures("on_slurm_cluster")
+def test_submitit_a_failing_point_is_a_failed_task_in_slurm(
+    slurm_cluster: SlurmCluster, tmp_path: Path
+) -> None:
+    """As with the sbatch script: Slurm (`squeue`, `--dependency=afterok`) must not take a
+    failed point for a completed one."""
+    jobs = _points(tmp_path, 3, failing=2)
+
+    array = _array_of(open_executor("submitit", {"cluster": "slurm"}, str(tmp_path)).submit(jobs))
+
+    states = slurm_cluster.wait_for_array(array, tasks=3)
+    assert states == {0: "COMPLETED", 1: "COMPLETED", 2: "FAILED"}
+    wait_until(_ended(jobs), "every point's status.json says it ended")
+    assert [_outcome(job) for job in jobs] == [("finished", 0), ("finished", 0), ("failed", 3)]
+
+
 def _outcome(job: Job) -> tuple[str, int]:
     status = read_status(job.directory) or {}
     return status.get("state", ""), status.get("exit_code", -1)
