@@ -177,3 +177,20 @@ def test_submitit_a_failing_point_is_a_failed_task_in_slurm(
 def _outcome(job: Job) -> tuple[str, int]:
     status = read_status(job.directory) or {}
     return status.get("state", ""), status.get("exit_code", -1)
+
+
+@pytest.mark.usefixtures("on_slurm_cluster")
+def test_sbatch_submit_false_writes_a_script_that_runs_when_submitted_by_hand(
+    slurm_cluster: SlurmCluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jobs = _points(tmp_path, 2)
+
+    ids = open_executor("sbatch", {"submit": False}, str(tmp_path)).submit(jobs)
+
+    assert ids == ["", ""]
+    assert [read_status(job.directory) for job in jobs] == [None, None]  # not even `submitted`
+    command = capsys.readouterr().err.rsplit("submit it with: ", 1)[1].split()
+    assert command == ["sbatch", str(tmp_path / "sweep.sbatch")]
+    slurm_cluster.wait_for_array(slurm_cluster.submit(*command[1:]), tasks=2)
+    wait_until(_ended(jobs), "every point's status.json says it ended")
+    assert [_outcome(job) for job in jobs] == [("finished", 0), ("finished", 0)]
