@@ -5,9 +5,12 @@
 this machine (how the tests run it); left out, submitit takes Slurm where `srun` is found. Every
 other option goes to `AutoExecutor.update_parameters` as submitit names it: `timeout_min`,
 `gpus_per_node`, `slurm_partition`, `slurm_array_parallelism` (how many run at once)...
-Each array task calls `run_job(DIR)`; `submit` returns the job ids (`<array id>_<index>` on
-Slurm) and never waits for a result, unlike Hydra's launcher (hydra #2479). submitit keeps its
-pickles and logs in `<sweep_dir>/submitit`; the point's own output is in its log.txt.
+Each array task calls `run_point(DIR)` (`run_job`, failing the task when the point fails);
+`submit` returns the job ids (`<array id>_<index>` on Slurm) and never waits for a result,
+unlike Hydra's launcher (hydra #2479). submitit keeps its pickles and logs in
+`<sweep_dir>/submitit`; the point's own output is in its log.txt. A job's `state` in submitit
+comes from `sacct`: on a cluster without accounting it is UNKNOWN, so the points' status.json
+files, not submitit, say how they went.
 """
 
 from __future__ import annotations
@@ -41,10 +44,27 @@ class SubmititExecutor:
             return []  # submitit warns about an empty array: there is nothing to say
         with submitting(jobs):
             try:
-                array = self.executor.map_array(run_job, [job.directory for job in jobs])
+                array = self.executor.map_array(run_point, [job.directory for job in jobs])
             except Exception as error:  # the engine's failure, whatever its type: say it once
                 raise ComposeError(f"submitit could not submit the sweep: {error}") from None
         return [str(job.job_id) for job in array]
+
+
+class PointFailed(RuntimeError):
+    """A point's command exited non-zero: raised in the array task so that submitit and
+    Slurm count the task as failed."""
+
+
+def run_point(directory: str) -> int:
+    """What each array task runs: `run_job(DIR)`, and `PointFailed` when the point fails.
+    A returned exit code is a successful result to submitit, so Slurm would report a failed
+    point COMPLETED (seen on a real cluster), where the sbatch script's task is FAILED;
+    `squeue` and `--dependency=afterok` must not take it for a success. The point's own
+    status.json and log.txt are written before, either way."""
+    code = run_job(directory)
+    if code != 0:
+        raise PointFailed(f"the point {directory} failed with exit code {code}: see its log.txt")
+    return code
 
 
 def make(options: Mapping[str, Any], sweep_dir: str) -> SubmititExecutor:
