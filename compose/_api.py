@@ -40,6 +40,7 @@ from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
 from compose._schema.secrets import secret_fields
 from compose._schema.shape import Shape
+from compose._syntax import kebab_case, snake_case
 from compose._tree import KeyPath, at_path
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather
 
@@ -223,8 +224,8 @@ def _env_secrets(composed: Composed) -> dict[KeyPath, tuple[str, Any]]:
 
 def _suggest_key(root: Shape, key: str) -> str | None:
     """A close key of the schema for a missing reference (`model.nme` -> `model.name`)."""
-    found = suggest(root, "--" + key.replace("_", "-"))
-    return found.removeprefix("--").replace("-", "_") if found else None
+    found = suggest(root, "--" + kebab_case(key))
+    return snake_case(found.removeprefix("--")) if found else None
 
 
 def check_keys(composed: Composed) -> None:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from compose._input.documents import nulls_as_text, top_table
+from compose._syntax import dotted
 from compose._tree import MAX_DEPTH, KeyPath, too_deep
 from compose.errors import SourceError
 
@@ -55,9 +56,8 @@ def _duplicate_error(shown: str, text: str) -> SourceError:
     if not scan.duplicates:  # cannot happen: the scan follows json's grammar
         return SourceError("duplicate key in a JSON object", origin=shown)
     path, line, first = scan.duplicates[0]
-    dotted = ".".join(str(segment) for segment in path)
     return SourceError(
-        f'duplicate key "{dotted}" (first written at line {first})', origin=f"{shown}:{line}"
+        f'duplicate key "{dotted(path)}" (first written at line {first})', origin=f"{shown}:{line}"
     )
 
 

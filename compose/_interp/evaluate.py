@@ -21,7 +21,6 @@ from compose._interp.data import (
     all_paths,
     copy_size,
     deep_copy,
-    dotted,
     is_missing_spelling,
     kind,
     needs_resolution,
@@ -48,6 +47,7 @@ from compose._interp.resolvers import (
     omegaconf_names,
     omegaconf_resolver,
 )
+from compose._syntax import INTERPOLATION, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError, InterpolationError, closest, gather
 
@@ -230,7 +230,7 @@ class Resolution:
         raw = site.raw
         if is_missing_spelling(raw) and raw != MANDATORY:
             return raw[1:]  # `\???` is a literal `???`, `\\???` a literal `\???`
-        if "${" not in raw:
+        if INTERPOLATION not in raw:
             return raw
         try:
             element = parse(raw)
@@ -436,7 +436,7 @@ class Resolution:
             message = f"{shown} is {kind(value)}, not a table or list"
             raise self._error(site, f"interpolation {text}: {message}")
         hint = self._did_you_mean(shown)
-        if hint is None and text == f"${{{shown}}}" and _looks_like_a_variable(shown):
+        if hint is None and text == f"{INTERPOLATION}{shown}}}" and _looks_like_a_variable(shown):
             # `${SLURM_JOB_ID}` in a shell command is meant for the shell
             hint = f"to keep it as text write \\{text}; for the variable, ${{oc.env:{shown}}}"
         raise self._error(site, f"interpolation {text}: key {shown} not found", hint)

@@ -12,7 +12,7 @@ from compose._input.origins import FileSource, Origins
 from compose._input.search import SearchPath
 from compose._schema.keys import cli_key
 from compose._schema.shape import Shape
-from compose._syntax import INTERPOLATION, MANDATORY
+from compose._syntax import INTERPOLATION, MANDATORY, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError
 
@@ -59,7 +59,7 @@ class Composed:
 
 
 def _plain_key(path: KeyPath) -> str:
-    return "--" + ".".join(str(segment) for segment in path) if path else "(root)"
+    return "--" + dotted(path) if path else "(root)"
 
 
 def marks_resolution(text: str) -> bool:

@@ -25,10 +25,8 @@ from compose._schema.plan import (
     plan_of,
 )
 from compose._schema.shape import Kind, Shape
-from compose._syntax import NONE_TEXT
+from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import KeyPath, child, is_index
-
-_INTERP = "${"
 
 
 def to_plain(value: Any) -> Any:
@@ -138,7 +136,7 @@ def _holds_interpolation(value: Any) -> bool:
 
 
 def _interpolates(text: str) -> bool:
-    return _INTERP in text
+    return INTERPOLATION in text
 
 
 def _holds_text(value: Any, matches: Callable[[str], bool]) -> bool:

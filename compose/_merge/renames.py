@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from compose._schema.plan import RENAMES_ATTR, aliases_of, plan_of, renames_of
 from compose._schema.shape import Kind, Shape, section_models
+from compose._syntax import dotted, split_dotted
 from compose._tree import KeyPath
 from compose.errors import ConfigValidationError
 
@@ -32,7 +33,7 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
     def decorate(cls: type[M]) -> type[M]:
         renames = dict(getattr(cls, RENAMES_ATTR, {}))
         for old, new in mapping.items():
-            segments = tuple(new.split("."))
+            segments = tuple(split_dotted(new))
             if old in cls.model_fields:
                 raise TypeError(f"{cls.__name__}.{old} is still a field: it cannot be renamed")
             if segments[0] not in cls.model_fields:
@@ -47,7 +48,7 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
 
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
     warnings.warn(
-        f"`{old}` is renamed to `{'.'.join(new)}`; found in {where}",
+        f"`{old}` is renamed to `{dotted(new)}`; found in {where}",
         FutureWarning,
         stacklevel=2,
     )
@@ -84,7 +85,7 @@ def move_renamed(
     _move_in(table, shape, (), source, moves)
     for move in moves:
         if move.conflict:
-            new = ".".join(move.renamed_to)
+            new = dotted(move.renamed_to)
             message = (
                 f"`{move.old[-1]}` and `{new}` name the same field; keep one"
                 if move.alias

@@ -19,7 +19,7 @@ from pydantic import SecretBytes, SecretStr
 from compose._schema.plan import FieldPlan, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
 from compose._schema.walk import walk
-from compose._syntax import NONE_TEXT, SECRET_MASK
+from compose._syntax import NONE_TEXT, SECRET_MASK, split_dotted
 from compose._tree import KeyPath, at_path, replaced
 from compose.errors import ComposeError
 
@@ -158,7 +158,7 @@ def names_secret(root: Shape, flag: str) -> bool:
     """Whether the flag `--a.b` names a `SecretStr`/`SecretBytes` field (a misspelled key
     whose did-you-mean it is holds a secret too: errors must not show its value)."""
     try:
-        target = walk(root, flag.removeprefix("--").split("."), {}, flag)
+        target = walk(root, split_dotted(flag.removeprefix("--")), {}, flag)
     except ComposeError:
         return False
     model = target.parent.model if target.parent is not None else None
