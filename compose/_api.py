@@ -30,8 +30,8 @@ from compose._interp.resolvers import check_resolvers
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
-    has_interpolated_defaults,
     inject_interpolated_defaults,
+    may_have_interpolated_defaults,
     set_fields,
 )
 from compose._merge.fold import compose_items
@@ -40,6 +40,7 @@ from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
 from compose._schema.secrets import secret_fields
 from compose._schema.shape import Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import kebab_case, snake_case
 from compose._tree import KeyPath, at_path
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather
@@ -114,7 +115,7 @@ def compose(
         return bind(composed, schema)
     if composed.pending:
         raise gather(composed.pending)
-    if not (composed.may_hold_none or flags_may_hold_none(items)):
+    if SHORTCUTS and not (composed.may_hold_none or flags_may_hold_none(items)):
         return composed.tree  # no "None" text anywhere: the walk would change nothing
     result: dict[str, Any] = plain_nones(composed.tree)
     return result
@@ -181,7 +182,7 @@ def resolve(
     """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
     `convert` is applied to each value resolution writes."""
     root = composed.root
-    if root.model is not None and has_interpolated_defaults(root.model):
+    if root.model is not None and may_have_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
         composed.work_below = None  # defaults come in anywhere: injected, or filling lists
     if not composed.may_interpolate:

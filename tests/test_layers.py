@@ -20,7 +20,7 @@ import compose
 from compose import _syntax
 
 PACKAGE = Path(compose.__file__).parent
-FOUNDATION = ("compose.errors", "compose._syntax", "compose._tree")
+FOUNDATION = ("compose.errors", "compose._syntax", "compose._tree", "compose._shortcuts")
 # Lowest first: a module may import its own layer's modules and those of the layers before it.
 LAYERS = (
     FOUNDATION,

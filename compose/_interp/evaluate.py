@@ -47,6 +47,7 @@ from compose._interp.resolvers import (
     omegaconf_names,
     omegaconf_resolver,
 )
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import INTERPOLATION, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError, InterpolationError, closest, gather
@@ -114,7 +115,7 @@ class Resolution:
         values: list[Any] = []
         errors: list[ComposeError] = []
         for path, raw in pending:
-            value = self._quick(path, raw)
+            value = self._quick(path, raw) if SHORTCUTS else SLOW
             if value is SLOW:
                 try:
                     value = self._settle(path, raw)
@@ -304,7 +305,7 @@ class Resolution:
     # -- references
 
     def _reference(self, site: _Site, ref: Ref) -> _Eval:
-        if ref.plain is not None:
+        if SHORTCUTS and ref.plain is not None:
             value = walk(self.tree, self.memo, site.path, ref.dots, ref.plain)
             if value is not SLOW:
                 return value

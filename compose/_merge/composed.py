@@ -12,6 +12,7 @@ from compose._input.origins import FileSource, Origins
 from compose._input.search import SearchPath
 from compose._schema.keys import cli_key
 from compose._schema.shape import Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import INTERPOLATION, MANDATORY, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError
@@ -36,7 +37,7 @@ class Composed:
         # Where resolution may have work: the values at and below these paths (None: anywhere).
         # A node whose text holds "${" or "???" adds the keys it sets, so resolution need not
         # look at every value that files without references merged (see `note_work`).
-        self.work_below: set[KeyPath] | None = set()
+        self.work_below: set[KeyPath] | None = set() if SHORTCUTS else None
         self.needs_resolution: set[FileSource] = set()  # file nodes whose text marks that work
         self.may_hold_none = False  # some file may spell "None" (or escape it): it may need None
         self.pending: list[ComposeError] = []  # errors reported with validation's

@@ -25,6 +25,7 @@ from compose._schema.plan import (
     plan_of,
 )
 from compose._schema.shape import Kind, Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import KeyPath, child, is_index
 
@@ -89,7 +90,7 @@ def _child_default(default: Any, segment: Any) -> Any:
 
 def inject_interpolated_defaults(tree: dict[str, Any], root: Shape, origins: Origins) -> None:
     """Put class defaults that hold `${...}` into the tree, in the sections that are on."""
-    if root.model is not None and has_interpolated_defaults(root.model):
+    if root.model is not None and may_have_interpolated_defaults(root.model):
         _inject(tree, root, NO_DEFAULT, (), origins)
 
 
@@ -97,7 +98,7 @@ def _inject(
     node: dict[str, Any], shape: Shape, default: Any, path: KeyPath, origins: Origins
 ) -> None:
     model = current_variant(shape, node, default)
-    if model is None or not has_interpolated_defaults(model):
+    if model is None or not may_have_interpolated_defaults(model):
         return
     for name, field in plan_of(model).fields.items():  # a section in the tree: class defaults
         value = field_default(model, name)
@@ -119,6 +120,12 @@ def _inject_elements(items: list[Any], shape: Shape, path: KeyPath, origins: Ori
     for index, element in enumerate(items):
         if isinstance(element, dict):
             _inject(element, item, NO_DEFAULT, (*path, index), origins)
+
+
+def may_have_interpolated_defaults(model: type[BaseModel]) -> bool:
+    """Whether a default of `model`, or of a section class below it, may hold `${`: every
+    class may, unless the shortcut looks (once per class) and finds none."""
+    return not SHORTCUTS or has_interpolated_defaults(model)
 
 
 @functools.cache

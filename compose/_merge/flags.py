@@ -21,6 +21,7 @@ from compose._schema.coerce import ENABLE, convert, untyped
 from compose._schema.plan import tag_names
 from compose._schema.shape import Kind, Shape
 from compose._schema.walk import Target, walk
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import (
     MANDATORY,
     NEGATIONS,
@@ -60,7 +61,7 @@ def apply_values(merger: Merger, values: list[ValueItem], composed: Composed) ->
     written = _Written()
     tags = tag_names(merger.root.model) if merger.root.model is not None else frozenset()
     for item in values:
-        if type(item) is ValueItem and not _may_set_a_tag(item.key, tags):
+        if SHORTCUTS and type(item) is ValueItem and not _may_set_a_tag(item.key, tags):
             deferred.append(item)  # resolved once, below: a walk is most of what a flag costs
             continue
         try:

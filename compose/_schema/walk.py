@@ -19,6 +19,7 @@ from compose._schema.plan import (
     section_model,
 )
 from compose._schema.shape import ANY, Kind, Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import snake_case
 from compose._tree import MAX_DEPTH, KeyPath, child, is_index
 from compose.errors import ArgvError, UnknownKeyError
@@ -74,7 +75,7 @@ def walk(
     walk holds the choices it made, and serves a tree in which each comes out the same.
     """
     key = (id(root), tuple(segments))  # an entry holds its root: the id stays that root's
-    kept = _WALKS.get(key)
+    kept = _WALKS.get(key) if SHORTCUTS else None
     if kept is not None:
         for entry in kept:
             if entry.holds_for(tree):
@@ -86,7 +87,7 @@ def walk(
             raise
         target, _ = _walk(root, segments, tree, shown, passthrough=True)
         return target  # kept for no other tree: it read what no class declares
-    if choices is not None:
+    if SHORTCUTS and choices is not None:
         if len(_WALKS) >= _MAX_WALKS:
             _WALKS.clear()  # a bound for long-lived processes that see many flags
         kept = _WALKS.setdefault(key, [])
