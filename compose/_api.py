@@ -31,8 +31,8 @@ from compose._interp.resolvers import check_resolvers
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
-    has_interpolated_defaults,
     inject_interpolated_defaults,
+    may_have_interpolated_defaults,
     set_fields,
 )
 from compose._merge.fold import compose_items
@@ -41,6 +41,8 @@ from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
 from compose._schema.secrets import secret_fields
 from compose._schema.shape import Shape
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import kebab_case, snake_case
 from compose._tree import KeyPath, at_path
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather
 
@@ -114,7 +116,7 @@ def compose(
         return bind(composed, schema)
     if composed.pending:
         raise gather(composed.pending)
-    if not (composed.may_hold_none or flags_may_hold_none(items)):
+    if SHORTCUTS and not (composed.may_hold_none or flags_may_hold_none(items)):
         return composed.tree  # no "None" text anywhere: the walk would change nothing
     result: dict[str, Any] = plain_nones(composed.tree)
     return result
@@ -208,7 +210,7 @@ def resolve(
     """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
     `convert` is applied to each value resolution writes."""
     root = composed.root
-    if root.model is not None and has_interpolated_defaults(root.model):
+    if root.model is not None and may_have_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
         composed.work_below = None  # defaults come in anywhere: injected, or filling lists
     if not composed.may_interpolate:
@@ -251,8 +253,8 @@ def _env_secrets(composed: Composed) -> dict[KeyPath, tuple[str, Any]]:
 
 def _suggest_key(root: Shape, key: str) -> str | None:
     """A close key of the schema for a missing reference (`model.nme` -> `model.name`)."""
-    found = suggest(root, "--" + key.replace("_", "-"))
-    return found.removeprefix("--").replace("-", "_") if found else None
+    found = suggest(root, "--" + kebab_case(key))
+    return snake_case(found.removeprefix("--")) if found else None
 
 
 def check_keys(composed: Composed) -> None:

@@ -1,13 +1,54 @@
-"""The spellings the engine reserves, each defined once.
+"""The spellings the engine reserves, and the rules that read them, each defined once.
 
 Imported by every stage (readers, merge, interpolation, binding, output), it imports nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 NONE_TEXT = "None"  # TOML has no null: the text "None" means None where a type admits it
 MANDATORY = "???"  # OmegaConf's mandatory value: still unset at the end, an error
 INTERPOLATION = "${"  # where resolution has work to do
 SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)
+INCLUDE = "_include_"  # a file's key that lists the files it builds on
+SELF = "_self_"  # an entry of that list: where the including file's own keys go
+NEGATIONS = ("no-", "no_")  # `--no-x`, `--no_x`: x false, or None
 # The variable the completion scripts set when they ask an entrypoint for candidates
 COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"
+
+# What a bare TOML key may hold (a set: nothing to compile at import)
+BARE_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+def is_bare_key(key: str) -> bool:
+    """Whether TOML can write `key` without quotes."""
+    return bool(key) and BARE_KEY_CHARS.issuperset(key)
+
+
+def snake_case(segment: str) -> str:
+    """A key segment as fields and file keys spell it: `max-steps` is `max_steps`."""
+    return segment.replace("-", "_")
+
+
+def kebab_case(name: str) -> str:
+    """A field name as flags spell it: `max_steps` is `max-steps`."""
+    return name.replace("_", "-")
+
+
+def dotted(path: Iterable[str | int]) -> str:
+    """A key path as one dotted key: ("trainer", "optim", 0) is `trainer.optim.0`."""
+    return ".".join(str(segment) for segment in path)
+
+
+def split_dotted(key: str) -> list[str]:
+    """A dotted key's segments, as written: `trainer.optim.lr` is [trainer, optim, lr]."""
+    return key.split(".")
+
+
+def without_negation(segment: str) -> str | None:
+    """`x` for a segment spelt `no-x` or `no_x`, else None."""
+    for prefix in NEGATIONS:
+        if segment.startswith(prefix) and len(segment) > len(prefix):
+            return segment[len(prefix) :]
+    return None

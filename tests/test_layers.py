@@ -18,9 +18,16 @@ from pathlib import Path
 import pytest
 
 import compose
+from compose import _syntax
 
 PACKAGE = Path(compose.__file__).parent
-FOUNDATION = ("compose.errors", "compose._syntax", "compose._tree", "compose._version")
+FOUNDATION = (
+    "compose.errors",
+    "compose._syntax",
+    "compose._tree",
+    "compose._version",
+    "compose._shortcuts",
+)
 # Lowest first: a module may import its own layer's modules and those of the layers before it.
 LAYERS = (
     FOUNDATION,
@@ -159,3 +166,71 @@ def test_the_checks_see_the_layers() -> None:
         module == "rich" or module.startswith("rich.")
         for _, module in _imports("compose._output.render")
     )
+
+
+# --- one home per spelling ----------------------------------------------------------------------
+
+# What `compose._syntax` defines, that no other module may write as a literal of its own
+RESERVED = frozenset(
+    {
+        _syntax.NONE_TEXT,
+        _syntax.MANDATORY,
+        _syntax.INTERPOLATION,
+        _syntax.SECRET_MASK,
+        _syntax.INCLUDE,
+        _syntax.SELF,
+        *_syntax.NEGATIONS,
+    }
+)
+# The same characters where they mean something else, with what
+OTHER_MEANINGS = {
+    ("compose._interp.data", "None"): "the kind of a value in messages: `${x} is None`",
+    ("compose._schema.shape", "None"): "the label of a type in help: `int|None`",
+}
+# Kebab-case <-> snake_case: `_syntax.snake_case` and `_syntax.kebab_case`
+CASE_CHANGES = {("-", "_"), ("_", "-")}
+
+
+def _literals(name: str) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+
+
+def _case_changes(name: str) -> Iterator[int]:
+    for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "replace"
+            and len(node.args) == 2
+            and all(isinstance(arg, ast.Constant) for arg in node.args)
+        ):
+            pair = tuple(arg.value for arg in node.args)  # type: ignore[attr-defined]
+            if pair in CASE_CHANGES:
+                yield node.lineno
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {"compose._syntax"}))
+def test_reserved_spellings_are_written_only_in_syntax(name: str) -> None:
+    """`"None"`, `???`, `${`, `_include_`, `--no-`...: a module names `_syntax`'s constant, so
+    that a spelling changes in one place."""
+    written = [
+        (line, text)
+        for line, text in _literals(name)
+        if text in RESERVED and (name, text) not in OTHER_MEANINGS
+    ]
+    assert written == []
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {"compose._syntax"}))
+def test_keys_change_case_only_through_syntax(name: str) -> None:
+    assert list(_case_changes(name)) == []
+
+
+def test_the_spelling_checks_see_what_they_look_for() -> None:
+    """They would pass on a parser that saw nothing: `_syntax` itself writes both."""
+    assert {text for _, text in _literals("compose._syntax")} >= RESERVED
+    assert len(list(_case_changes("compose._syntax"))) == 2
+    for module, text in OTHER_MEANINGS:
+        assert text in {found for _, found in _literals(module)}, module

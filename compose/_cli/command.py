@@ -50,7 +50,7 @@ from compose._schema.plan import plan_of
 from compose._schema.secrets import is_secret_path, masked_secrets, masked_value
 from compose._schema.shape import section_models
 from compose._schema.walk import walk
-from compose._syntax import SECRET_MASK
+from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, snake_case, split_dotted
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError
 
@@ -259,7 +259,7 @@ def _json(result: Result, with_origins: bool) -> str:
     if with_origins:
         if "origins" in data:
             raise ArgvError('the config has a key "origins": use --format toml with --origins')
-        data["origins"] = {_dotted(path): result.origin(path) for path, _ in leaves(result.data)}
+        data["origins"] = {dotted(path): result.origin(path) for path, _ in leaves(result.data)}
     return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
@@ -272,7 +272,7 @@ def _json_data(value: Any) -> Any:
         return [_json_data(item) for item in value]
     if type(value) is int and value.bit_length() > _DECIMAL_BITS:
         return hex(value)
-    return None if value == "None" else value
+    return None if value == NONE_TEXT else value
 
 
 _DECIMAL_BITS = 14_000  # below 4,300 decimal digits (14,284 bits): `str()` writes it
@@ -290,15 +290,11 @@ def leaves(data: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, Any]]:
         yield path, data
 
 
-def _dotted(path: KeyPath) -> str:
-    return ".".join(str(segment) for segment in path)
-
-
 def explain(options: Options) -> int:
     if not options.rest:
         raise ArgvError("expects a KEY, then ARGV", key="explain")
     key, argv = options.rest[0], options.rest[1:]
-    if key.startswith("@") or "" in key.removeprefix("--").split("."):
+    if key.startswith("@") or "" in split_dotted(key.removeprefix("--")):
         raise ArgvError("expects a KEY (a dotted path such as trainer.lr), then ARGV", value=key)
     schema = options.schema
     items = options.items(argv)
@@ -341,8 +337,8 @@ def _winner(final: Composed, path: KeyPath, written: Any) -> str:
 
 
 def _segments(key: str, schema: type[BaseModel] | None) -> list[str]:
-    segments = key.removeprefix("--").split(".")
-    return segments if schema is not None else [s.replace("-", "_") for s in segments]
+    segments = split_dotted(key.removeprefix("--"))
+    return segments if schema is not None else [snake_case(s) for s in segments]
 
 
 def _history(

@@ -34,7 +34,15 @@ from compose._input.search import SearchPath, config_groups
 from compose._schema.plan import NO_DEFAULT, plan_of
 from compose._schema.shape import Kind, Shape, shape_of
 from compose._schema.walk import Target, walk
-from compose._syntax import COMPLETE_VARIABLE
+from compose._syntax import (
+    COMPLETE_VARIABLE,
+    NEGATIONS,
+    NONE_TEXT,
+    kebab_case,
+    snake_case,
+    split_dotted,
+    without_negation,
+)
 from compose._tree import child
 from compose.errors import ArgvError, ComposeError
 
@@ -268,7 +276,7 @@ def _walked(root: Shape, key: str, tree: Any) -> Target | None:
     if not key or key.startswith(".") or key.endswith("."):
         return None
     try:
-        return walk(root, key.split("."), tree, f"--{key}")
+        return walk(root, split_dotted(key), tree, f"--{key}")
     except ComposeError:
         return None
 
@@ -350,7 +358,7 @@ def flag_candidates(
     elif leaves_too:
         words = [*words, *(w.removesuffix(".") for w in words if w.endswith("."))]
     if "_" in segment:  # the user writes snake_case: answer in kind
-        words = [w.replace("-", "_") for w in words]
+        words = [snake_case(w) for w in words]
     prefix = lead + head + dot
     found = [prefix + w for w in dict.fromkeys(words) if w.startswith(segment)]
     if lead == "--" and not dot and "--help".startswith(typed):
@@ -371,7 +379,7 @@ def _segment_words(shape: Shape, default: Any, node: Any, negations: bool) -> li
             word
             for model in _models(shape, node, default)
             for name, plan in plan_of(model).fields.items()
-            for word in _field_words(name.replace("_", "-"), plan.shape, negations)
+            for word in _field_words(kebab_case(name), plan.shape, negations)
         ]
     if shape.kind is Kind.LIST and shape.item is not None and shape.item.is_section:
         return [f"{index}." for index in range(max(1, _length(default)))]
@@ -407,7 +415,7 @@ def _field_words(name: str, shape: Shape, negations: bool) -> Iterator[str]:
     else:
         yield name
     if negations and (shape.kind is Kind.BOOL or (shape.is_section and shape.nullable)):
-        yield "no-" + name
+        yield NEGATIONS[0] + name
 
 
 def _length(value: Any) -> int:
@@ -439,9 +447,10 @@ def value_reply(context: Context, key: str, given: int, typed: str) -> Reply | N
 
 def _is_negation(context: Context, key: str) -> bool:
     head, dot, last = key.rpartition(".")
-    if not last.startswith(("no-", "no_")):
+    negated = without_negation(last)
+    if negated is None:
         return False
-    return _walked(context.root, head + dot + last[3:], context.tree) is not None
+    return _walked(context.root, head + dot + negated, context.tree) is not None
 
 
 def value_choices(shape: Shape) -> list[str] | None:
@@ -460,7 +469,7 @@ def value_choices(shape: Shape) -> list[str] | None:
         return None
     else:
         return []
-    return [*choices, "None"] if shape.nullable else choices
+    return [*choices, NONE_TEXT] if shape.nullable else choices
 
 
 def _text(value: Any) -> str:
@@ -490,7 +499,7 @@ def pieces(search: SearchPath, section: str, typed: str) -> list[str]:
     """The search path's pieces starting with `typed`, named as `@` takes them (`optim/muon`):
     for a section named as a directory of pieces (`--trainer.optim @`), that directory's."""
     groups = config_groups(search)
-    group = section.rpartition(".")[2].replace("-", "_")
+    group = snake_case(section.rpartition(".")[2])
     everything = [piece for listed in groups.values() for piece in listed]
     for offered in (groups.get(group, []), everything):
         found = [piece for piece in offered if piece.startswith(typed)]

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from compose._input.argv import HelpItem, split_argv
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._output.help import HelpScreen, help_screen, plain_help, program_name
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import COMPLETE_VARIABLE
 from compose.errors import ComposeError, ComposeWarning, HelpRequested
 
@@ -194,7 +195,7 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     section = _bare_help(args)
     env_prefix, search_path = options.env_prefix, options.search_path
     alone = options.default is None and not _environment_sets(env_prefix, options.environ)
-    if section is not None and alone:  # no node but the help: the class defaults
+    if SHORTCUTS and section is not None and alone:  # no node but the help: the defaults
         with collector_paused():
             screen = help_screen(
                 schema, prog, section, search_path=search_path, env_prefix=env_prefix

@@ -24,6 +24,7 @@ from compose._input.argv import EnvItem, Item, ValueItem
 from compose._schema.keys import suggest
 from compose._schema.shape import Shape
 from compose._schema.walk import Target, walk
+from compose._syntax import dotted, snake_case, split_dotted
 from compose.errors import ArgvError, ComposeError, ComposeWarning, UnknownKeyError
 
 SEPARATOR = "__"
@@ -75,12 +76,12 @@ def key_path(rest: str) -> str | None:
     if not _NAME.fullmatch(rest):
         return None
     segments = rest.lower().split(SEPARATOR)
-    return ".".join(segments) if all(segments) else None
+    return dotted(segments) if all(segments) else None
 
 
 def variable_name(prefix: str, flag: str) -> str:
     """`--trainer.optim.max-lr` -> `RL_TRAINER__OPTIM__MAX_LR`: the variable that sets a flag."""
-    segments = flag.removeprefix("--").replace("-", "_").split(".")
+    segments = split_dotted(snake_case(flag.removeprefix("--")))
     return prefix + SEPARATOR.join(segments).upper()
 
 
@@ -92,7 +93,7 @@ def resolve_variable(root: Shape, value: ValueItem, tree: Any) -> Target:
     as an unknown key does: it is an `UnknownKeyError`, for `unknown_variables` to warn about.
     """
     try:
-        return walk(root, value.key.split("."), tree, value.shown)
+        return walk(root, split_dotted(value.key), tree, value.shown)
     except UnknownKeyError:
         raise
     except ArgvError as error:

@@ -18,6 +18,7 @@ from compose._input.formats import parse_yaml
 from compose._input.json import parse_json
 from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_file
+from compose._shortcuts import SHORTCUTS
 from compose._tree import MAX_DEPTH, KeyPath, copy_tree, too_deep
 from compose.errors import SourceError
 
@@ -184,7 +185,7 @@ def parse_toml(shown: str, text: str) -> dict[str, Any]:
         raise SourceError("invalid TOML: nested too deeply", origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
         raise SourceError(f"invalid TOML: {error}", origin=shown) from None
-    if may_nest_too_deep(text) and too_deep(table):
+    if (not SHORTCUTS or may_nest_too_deep(text)) and too_deep(table):
         raise SourceError(f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown)
     return table
 

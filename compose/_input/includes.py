@@ -22,12 +22,11 @@ from typing import Any, NamedTuple, Protocol
 from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_include
 from compose._schema.shape import Shape
+from compose._syntax import INCLUDE, SELF, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError, SourceError
 
-INCLUDE = "_include_"
-SELF = "_self_"
-_ENTRY_FORMS = 'a file name, "_self_", or a one-key table { "section" = "file" }'
+_ENTRY_FORMS = f'a file name, "{SELF}", or a one-key table {{ "section" = "file" }}'
 
 
 class Mount(NamedTuple):
@@ -201,4 +200,4 @@ def _mounted(table: dict[str, Any]) -> tuple[str, str] | None:
         keys.append(key)
     if not keys or not isinstance(value, str) or not value or value == SELF:
         return None
-    return ".".join(keys), value
+    return dotted(keys), value

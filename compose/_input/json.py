@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 from compose._input.documents import nulls_as_text, top_table
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import dotted
 from compose._tree import MAX_DEPTH, KeyPath, too_deep
 from compose.errors import SourceError
 
@@ -35,9 +37,10 @@ def parse_json(shown: str, text: str) -> dict[str, Any]:
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
         raise SourceError(f"invalid JSON: {error}", origin=shown) from None
     table = top_table(shown, value, "an object")
-    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(table):
+    may_nest = not SHORTCUTS or text.count("[") + text.count("{") > MAX_DEPTH
+    if may_nest and too_deep(table):
         raise SourceError(f"objects or arrays nested deeper than {MAX_DEPTH} levels", origin=shown)
-    if "null" in text:
+    if not SHORTCUTS or "null" in text:
         nulls_as_text(table)
     return table
 
@@ -55,9 +58,8 @@ def _duplicate_error(shown: str, text: str) -> SourceError:
     if not scan.duplicates:  # cannot happen: the scan follows json's grammar
         return SourceError("duplicate key in a JSON object", origin=shown)
     path, line, first = scan.duplicates[0]
-    dotted = ".".join(str(segment) for segment in path)
     return SourceError(
-        f'duplicate key "{dotted}" (first written at line {first})', origin=f"{shown}:{line}"
+        f'duplicate key "{dotted(path)}" (first written at line {first})', origin=f"{shown}:{line}"
     )
 
 

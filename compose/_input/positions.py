@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from compose._syntax import BARE_KEY_CHARS
 from compose._tree import KeyPath
 
 __all__ = ["key_lines"]
@@ -25,7 +26,6 @@ Pos = int
 Key = tuple[str, ...]
 TOML_WS = frozenset(" \t")
 TOML_WS_AND_NEWLINE = TOML_WS | frozenset("\n")
-BARE_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 KEY_INITIAL_CHARS = BARE_KEY_CHARS | frozenset("\"'")
 # No scalar (number, boolean, date, time) contains any of these, so a scalar ends at the first one.
 # A space may occur inside a scalar ("1979-05-27 07:32:00"), so whitespace is not among them.

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
-from compose._syntax import MANDATORY
+from compose._syntax import INTERPOLATION, MANDATORY, dotted
 from compose._tree import KeyPath
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "all_paths",
     "copy_size",
     "deep_copy",
-    "dotted",
     "escape",
     "is_missing_spelling",
     "kind",
@@ -45,7 +44,7 @@ _KIND_NAMES: dict[type, str] = {
 
 def needs_resolution(value: str) -> bool:
     """True if resolving may change `value`: it holds `${` or is `???` (or an escaped `\\???`)."""
-    return "${" in value or (MANDATORY in value and is_missing_spelling(value))
+    return INTERPOLATION in value or (MANDATORY in value and is_missing_spelling(value))
 
 
 def is_missing_spelling(value: str) -> bool:
@@ -63,9 +62,11 @@ def escape(value: str) -> str:
     before it), and `???` becomes `\\???`. Strings without either come back unchanged."""
     if is_missing_spelling(value):
         return "\\" + value
-    if "${" not in value:
+    if INTERPOLATION not in value:
         return value
-    return re.sub(_ESCAPE_TARGET, lambda match: "\\" * (2 * len(match[1]) + 1) + "${", value)
+    return re.sub(
+        _ESCAPE_TARGET, lambda match: "\\" * (2 * len(match[1]) + 1) + INTERPOLATION, value
+    )
 
 
 def scan(tree: dict[str, Any] | list[Any], base: KeyPath = ()) -> list[tuple[KeyPath, str]]:
@@ -81,7 +82,7 @@ def scan(tree: dict[str, Any] | list[Any], base: KeyPath = ()) -> list[tuple[Key
         for key, child in items:
             kind_ = type(child)
             if kind_ is str:
-                if "${" in child or (MANDATORY in child and is_missing_spelling(child)):
+                if INTERPOLATION in child or (MANDATORY in child and is_missing_spelling(child)):
                     found.append(((*path, key), child))
             elif kind_ in _SCALARS:
                 continue
@@ -224,10 +225,6 @@ def all_paths(tree: dict[str, Any]) -> list[str]:
             if isinstance(child, CONTAINERS):
                 stack.append(((*path, key), child))
     return paths
-
-
-def dotted(path: KeyPath | list[str | int]) -> str:
-    return ".".join(str(key) for key in path)
 
 
 def kind(value: Any) -> str:

@@ -21,7 +21,6 @@ from compose._interp.data import (
     all_paths,
     copy_size,
     deep_copy,
-    dotted,
     is_missing_spelling,
     kind,
     needs_resolution,
@@ -48,6 +47,8 @@ from compose._interp.resolvers import (
     omegaconf_names,
     omegaconf_resolver,
 )
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import INTERPOLATION, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError, InterpolationError, closest, gather
 
@@ -114,7 +115,7 @@ class Resolution:
         values: list[Any] = []
         errors: list[ComposeError] = []
         for path, raw in pending:
-            value = self._quick(path, raw)
+            value = self._quick(path, raw) if SHORTCUTS else SLOW
             if value is SLOW:
                 try:
                     value = self._settle(path, raw)
@@ -230,7 +231,7 @@ class Resolution:
         raw = site.raw
         if is_missing_spelling(raw) and raw != MANDATORY:
             return raw[1:]  # `\???` is a literal `???`, `\\???` a literal `\???`
-        if "${" not in raw:
+        if INTERPOLATION not in raw:
             return raw
         try:
             element = parse(raw)
@@ -304,7 +305,7 @@ class Resolution:
     # -- references
 
     def _reference(self, site: _Site, ref: Ref) -> _Eval:
-        if ref.plain is not None:
+        if SHORTCUTS and ref.plain is not None:
             value = walk(self.tree, self.memo, site.path, ref.dots, ref.plain)
             if value is not SLOW:
                 return value
@@ -436,7 +437,7 @@ class Resolution:
             message = f"{shown} is {kind(value)}, not a table or list"
             raise self._error(site, f"interpolation {text}: {message}")
         hint = self._did_you_mean(shown)
-        if hint is None and text == f"${{{shown}}}" and _looks_like_a_variable(shown):
+        if hint is None and text == f"{INTERPOLATION}{shown}}}" and _looks_like_a_variable(shown):
             # `${SLURM_JOB_ID}` in a shell command is meant for the shell
             hint = f"to keep it as text write \\{text}; for the variable, ${{oc.env:{shown}}}"
         raise self._error(site, f"interpolation {text}: key {shown} not found", hint)

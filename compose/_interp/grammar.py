@@ -49,6 +49,8 @@ import re
 import string
 from typing import Any
 
+from compose._syntax import INTERPOLATION
+
 __all__ = [
     "RESOLVER_NAME",
     "Call",
@@ -184,12 +186,12 @@ def _parse_text(src: str) -> Element:
     parts: list[str | Ref | Call] = []
     text: list[str] = []
     pos = 0
-    while (start := src.find("${", pos)) >= 0:
+    while (start := src.find(INTERPOLATION, pos)) >= 0:
         slashes = _backslashes_before(src, start, pos)
         text.append(src[pos : start - slashes] + "\\" * (slashes // 2))
         if slashes % 2:
-            text.append("${")
-            pos = start + 2
+            text.append(INTERPOLATION)
+            pos = start + len(INTERPOLATION)
             continue
         _flush(text, parts)
         pos, interp = _parse_interpolation(src, start)
@@ -237,7 +239,7 @@ def _parse_key_path(src: str, pos: int) -> tuple[int, tuple[Key, ...]]:
 
 
 def _parse_key(src: str, pos: int) -> tuple[int, str | Ref | Call]:
-    if src.startswith("${", pos):
+    if src.startswith(INTERPOLATION, pos):
         return _parse_interpolation(src, pos)
     end = pos
     chars: list[str] = []
@@ -331,7 +333,7 @@ def _parse_primitive(src: str, pos: int, *, dict_key: bool = False) -> tuple[int
                 break
             text.append(src[pos:end])
             pos = end
-        elif char == "$" and not dict_key and src.startswith("${", pos):
+        elif char == "$" and not dict_key and src.startswith(INTERPOLATION, pos):
             _flush(text, parts)
             pos, interp = _parse_interpolation(src, pos)
             parts.append(interp)
@@ -366,7 +368,7 @@ def _parse_quoted(src: str, pos: int) -> tuple[int, Concat]:
             return pos + 1, Concat(tuple(parts))
         if char == "\\":
             pos = _quoted_backslashes(src, pos, quote, text)
-        elif src.startswith("${", pos):
+        elif src.startswith(INTERPOLATION, pos):
             _flush(text, parts)
             pos, interp = _parse_interpolation(src, pos)
             parts.append(interp)
@@ -382,7 +384,10 @@ def _quoted_backslashes(src: str, pos: int, quote: str, text: list[str]) -> int:
     end = pos
     while src.startswith("\\", end):
         end += 1
-    follower = "${" if src.startswith("${", end) else quote if src.startswith(quote, end) else ""
+    if src.startswith(INTERPOLATION, end):
+        follower = INTERPOLATION
+    else:
+        follower = quote if src.startswith(quote, end) else ""
     if not follower:
         text.append(src[pos:end])
         return end

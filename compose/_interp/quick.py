@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from compose._interp.data import CONTAINERS, MANDATORY, is_missing_spelling
+from compose._syntax import INTERPOLATION, split_dotted
 from compose._tree import KeyPath
 
 __all__ = ["SLOW", "Plan", "Reference", "join", "lone_reference", "plan_of", "walk"]
@@ -46,7 +47,7 @@ SLOW: Any = _Slow()
 def lone_reference(raw: str) -> Reference | None:
     """`raw` read as exactly one plain reference (`${a.b}`, `${ ..a }`), else None."""
     match = _REFERENCE.fullmatch(raw)
-    return None if match is None else (len(match[1]), tuple(match[2].split(".")))
+    return None if match is None else (len(match[1]), tuple(split_dotted(match[2])))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -61,12 +62,12 @@ def plan_of(raw: str) -> Plan | None:
     plan: list[str | Reference] = []
     for start in range(0, len(pieces), 3):
         text = pieces[start]
-        if "${" in text:
+        if INTERPOLATION in text:
             return None  # an interpolation the pattern does not take
         if text:
             plan.append(text)
         if start + 1 < len(pieces):
-            plan.append((len(pieces[start + 1]), tuple(pieces[start + 2].split("."))))
+            plan.append((len(pieces[start + 1]), tuple(split_dotted(pieces[start + 2]))))
     return tuple(plan)
 
 
@@ -101,7 +102,7 @@ def walk(
     except (KeyError, IndexError, TypeError):
         node = _walk_lists(tree, keys)
     if isinstance(node, str):
-        if "${" not in node and not (MANDATORY in node and is_missing_spelling(node)):
+        if INTERPOLATION not in node and not (MANDATORY in node and is_missing_spelling(node)):
             return node
     elif not isinstance(node, CONTAINERS):
         return node  # SLOW too

@@ -24,7 +24,6 @@ from typing import Any
 
 from compose._interp.data import (
     MANDATORY,
-    dotted,
     escape,
     needs_resolution,
     rebuild,
@@ -36,6 +35,7 @@ from compose._interp.resolvers import (
     Resolver,
     register_resolver,
 )
+from compose._syntax import dotted
 from compose._tree import KeyPath
 
 __all__ = [

@@ -12,7 +12,8 @@ from compose._input.origins import FileSource, Origins
 from compose._input.search import SearchPath
 from compose._schema.keys import cli_key
 from compose._schema.shape import Shape
-from compose._syntax import INTERPOLATION, MANDATORY
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import INTERPOLATION, MANDATORY, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError
 
@@ -39,7 +40,7 @@ class Composed:
         # Where resolution may have work: the values at and below these paths (None: anywhere).
         # A node whose text holds "${" or "???" adds the keys it sets, so resolution need not
         # look at every value that files without references merged (see `note_work`).
-        self.work_below: set[KeyPath] | None = set()
+        self.work_below: set[KeyPath] | None = set() if SHORTCUTS else None
         self.needs_resolution: set[FileSource] = set()  # file nodes whose text marks that work
         self.may_hold_none = False  # some file may spell "None" (or escape it): it may need None
         self.pending: list[ComposeError] = []  # errors reported with validation's
@@ -63,7 +64,7 @@ class Composed:
 
 
 def _plain_key(path: KeyPath) -> str:
-    return "--" + ".".join(str(segment) for segment in path) if path else "(root)"
+    return "--" + dotted(path) if path else "(root)"
 
 
 def marks_resolution(text: str) -> bool:

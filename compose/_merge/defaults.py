@@ -25,10 +25,9 @@ from compose._schema.plan import (
     plan_of,
 )
 from compose._schema.shape import Kind, Shape
-from compose._syntax import NONE_TEXT
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import KeyPath, child, is_index
-
-_INTERP = "${"
 
 
 def to_plain(value: Any) -> Any:
@@ -91,7 +90,7 @@ def _child_default(default: Any, segment: Any) -> Any:
 
 def inject_interpolated_defaults(tree: dict[str, Any], root: Shape, origins: Origins) -> None:
     """Put class defaults that hold `${...}` into the tree, in the sections that are on."""
-    if root.model is not None and has_interpolated_defaults(root.model):
+    if root.model is not None and may_have_interpolated_defaults(root.model):
         _inject(tree, root, NO_DEFAULT, (), origins)
 
 
@@ -99,7 +98,7 @@ def _inject(
     node: dict[str, Any], shape: Shape, default: Any, path: KeyPath, origins: Origins
 ) -> None:
     model = current_variant(shape, node, default)
-    if model is None or not has_interpolated_defaults(model):
+    if model is None or not may_have_interpolated_defaults(model):
         return
     for name, field in plan_of(model).fields.items():  # a section in the tree: class defaults
         value = field_default(model, name)
@@ -123,6 +122,12 @@ def _inject_elements(items: list[Any], shape: Shape, path: KeyPath, origins: Ori
             _inject(element, item, NO_DEFAULT, (*path, index), origins)
 
 
+def may_have_interpolated_defaults(model: type[BaseModel]) -> bool:
+    """Whether a default of `model`, or of a section class below it, may hold `${`: every
+    class may, unless the shortcut looks (once per class) and finds none."""
+    return not SHORTCUTS or has_interpolated_defaults(model)
+
+
 @functools.cache
 def has_interpolated_defaults(model: type[BaseModel]) -> bool:
     """Whether any default of `model`, or of a section class below it, holds `${`."""
@@ -138,7 +143,7 @@ def _holds_interpolation(value: Any) -> bool:
 
 
 def _interpolates(text: str) -> bool:
-    return _INTERP in text
+    return INTERPOLATION in text
 
 
 def _holds_text(value: Any, matches: Callable[[str], bool]) -> bool:

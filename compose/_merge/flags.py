@@ -21,15 +21,23 @@ from compose._schema.coerce import ENABLE, convert, untyped
 from compose._schema.plan import tag_names
 from compose._schema.shape import Kind, Shape
 from compose._schema.walk import Target, walk
-from compose._syntax import MANDATORY, NONE_TEXT
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import (
+    MANDATORY,
+    NEGATIONS,
+    NONE_TEXT,
+    snake_case,
+    split_dotted,
+    without_negation,
+)
 from compose._tree import KeyPath, child, put
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
 
 
 def key_segments(root: Shape, key: str) -> list[str]:
-    segments = key.split(".")
+    segments = split_dotted(key)
     if root.model is None:  # schema-less: flag segments are snake_case keys
-        return [segment.replace("-", "_") for segment in segments]
+        return [snake_case(segment) for segment in segments]
     return segments
 
 
@@ -53,7 +61,7 @@ def apply_values(merger: Merger, values: list[ValueItem], composed: Composed) ->
     written = _Written()
     tags = tag_names(merger.root.model) if merger.root.model is not None else frozenset()
     for item in values:
-        if type(item) is ValueItem and not _may_set_a_tag(item.key, tags):
+        if SHORTCUTS and type(item) is ValueItem and not _may_set_a_tag(item.key, tags):
             deferred.append(item)  # resolved once, below: a walk is most of what a flag costs
             continue
         try:
@@ -94,8 +102,8 @@ def _set_value(
 
 
 def _may_set_a_tag(key: str, tags: frozenset[str]) -> bool:
-    last = key.rpartition(".")[2].replace("-", "_")
-    return last in tags or (last.startswith("no_") and last[3:] in tags)
+    last = snake_case(key.rpartition(".")[2])
+    return last in tags or without_negation(last) in tags
 
 
 class _Written:
@@ -142,12 +150,12 @@ def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
 
 
 def _strip_negation(key: str) -> str | None:
-    for prefix in ("no-", "no_"):
-        if key.startswith(prefix) and len(key) > 3:
-            return key[3:]
+    for prefix in NEGATIONS:
+        if key.startswith(prefix) and len(key) > len(prefix):
+            return key[len(prefix) :]
         head, dot, last = key.rpartition(".")
-        if dot and last.startswith(prefix) and len(last) > 3:
-            return f"{head}.{last[3:]}"
+        if dot and last.startswith(prefix) and len(last) > len(prefix):
+            return f"{head}.{last[len(prefix) :]}"
     return None
 
 

@@ -21,7 +21,7 @@ from compose._input.argv import DataItem, DeleteItem, EnvItem, FileItem, Item, V
 from compose._input.env import unknown_variables
 from compose._input.files import FileCache, load_file, parse_file
 from compose._input.formats import may_give_none
-from compose._input.includes import INCLUDE, Mount, expand
+from compose._input.includes import Mount, expand
 from compose._input.origins import FileSource, FlagSource, Moved, Origins
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed, marks_resolution, note_work
@@ -37,6 +37,7 @@ from compose._merge.tables import Halted, Merger
 from compose._schema.plan import NO_DEFAULT
 from compose._schema.shape import ANY, Kind, Shape, shape_of
 from compose._schema.walk import Target, walk
+from compose._syntax import INCLUDE
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError
 

@@ -17,6 +17,8 @@ from pydantic import BaseModel
 
 from compose._schema.plan import RENAMES_ATTR, aliases_of, plan_of, renames_of
 from compose._schema.shape import Kind, Shape, section_models
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import dotted, split_dotted
 from compose._tree import KeyPath
 from compose.errors import ConfigValidationError
 
@@ -32,7 +34,7 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
     def decorate(cls: type[M]) -> type[M]:
         renames = dict(getattr(cls, RENAMES_ATTR, {}))
         for old, new in mapping.items():
-            segments = tuple(new.split("."))
+            segments = tuple(split_dotted(new))
             if old in cls.model_fields:
                 raise TypeError(f"{cls.__name__}.{old} is still a field: it cannot be renamed")
             if segments[0] not in cls.model_fields:
@@ -47,7 +49,7 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
 
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
     warnings.warn(
-        f"`{old}` is renamed to `{'.'.join(new)}`; found in {where}",
+        f"`{old}` is renamed to `{dotted(new)}`; found in {where}",
         FutureWarning,
         stacklevel=2,
     )
@@ -78,13 +80,13 @@ def move_renamed(
 
     Paths in the moves are inside the node; `show_key` names a path of the whole config.
     """
-    if not _shape_has_renames(shape):
+    if SHORTCUTS and not _shape_has_renames(shape):
         return []
     moves: list[Move] = []
     _move_in(table, shape, (), source, moves)
     for move in moves:
         if move.conflict:
-            new = ".".join(move.renamed_to)
+            new = dotted(move.renamed_to)
             message = (
                 f"`{move.old[-1]}` and `{new}` name the same field; keep one"
                 if move.alias
@@ -99,7 +101,7 @@ def move_renamed(
 
 
 def _move_in(node: Any, shape: Shape, path: KeyPath, source: FileSource, moves: list[Move]) -> None:
-    if not isinstance(node, dict) or not _shape_has_renames(shape):
+    if not isinstance(node, dict) or (SHORTCUTS and not _shape_has_renames(shape)):
         return
     for model in _models(shape, node):
         for old, new in renames_of(model).items():
@@ -108,7 +110,7 @@ def _move_in(node: Any, shape: Shape, path: KeyPath, source: FileSource, moves: 
         for alias, name in aliases_of(model).items():
             if alias in node:
                 _move_alias(node, alias, name, path, moves)
-        leading = _fields_with_renames(model)
+        leading = _fields_with_renames(model) if SHORTCUTS else _field_shapes(model)
         names: Collection[str] = leading.keys() & node.keys()
         if len(names) > 1:  # in the file's order: warnings come in it
             names = [name for name in node if name in names]
@@ -170,10 +172,15 @@ def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:
 
 
 @functools.cache
+def _field_shapes(model: type[BaseModel]) -> dict[str, Shape]:
+    return {name: plan.shape for name, plan in plan_of(model).fields.items()}
+
+
+@functools.cache
 def _fields_with_renames(model: type[BaseModel]) -> dict[str, Shape]:
     """The fields of `model` below which a rename is declared: the only ones worth a visit."""
-    fields = plan_of(model).fields.items()
-    return {name: plan.shape for name, plan in fields if _shape_has_renames(plan.shape)}
+    fields = _field_shapes(model).items()
+    return {name: shape for name, shape in fields if _shape_has_renames(shape)}
 
 
 @functools.cache

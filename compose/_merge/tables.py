@@ -30,6 +30,7 @@ from compose._schema.plan import (
     tag_names,
 )
 from compose._schema.shape import ANY, Kind, Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import MANDATORY
 from compose._tree import KeyPath, child, put
 from compose.errors import ComposeWarning
@@ -115,13 +116,13 @@ class Merger:
     ) -> None:
         """Merge `src` into the table `dst` found at `path` (list elements merged by key)."""
         origins = self.origins
-        if origins is None and not may_switch_below(shape):
+        if SHORTCUTS and origins is None and not may_switch_below(shape):
             merge_plain(dst, src)  # no union to switch below, nothing to record: the plain walk
             return
         if shape.kind is Kind.UNION and shape.tag in src:
             self.switch_variant(dst, src[shape.tag], path, shape, default)
         strategic = holds_strategies(shape)
-        if origins is None and not strategic:  # only a union's tag needs the schema below
+        if SHORTCUTS and origins is None and not strategic:  # only a tag needs the schema below
             merge_plain(
                 dst, src, functools.partial(self._switch_at, _Base(path, shape, default, dst))
             )

@@ -20,7 +20,7 @@ from compose._output.plain import json_text, to_data
 from compose._schema.keys import closest_flag, flag_segment
 from compose._schema.plan import NO_DEFAULT, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
-from compose._syntax import SECRET_MASK
+from compose._syntax import SECRET_MASK, kebab_case, snake_case
 from compose.errors import UnknownKeyError
 
 if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw help
@@ -116,7 +116,7 @@ def help_screen(
 def _narrowed(sections: list[Section], narrow: str) -> list[Section]:
     """The sections under `narrow`. None is an error naming what was likely meant: a typo must
     not look like a section without fields."""
-    wanted = "--" + narrow.removeprefix("--").replace("_", "-")
+    wanted = "--" + kebab_case(narrow.removeprefix("--"))
     found = [s for s in sections if s.flag == wanted or s.flag.startswith(wanted + ".")]
     if found:
         return found
@@ -249,7 +249,7 @@ def _with_pieces(sections: list[Section], search_path: SearchPath) -> list[Secti
 
 def _field_name(section: Section) -> str:
     """`--trainer.optim` -> `optim` (as the field, and the directory, is named)."""
-    return section.flag.rpartition(".")[2].removeprefix("--").replace("-", "_")
+    return snake_case(section.flag.rpartition(".")[2].removeprefix("--"))
 
 
 def _pieces_of(section: Section, groups: dict[str, list[str]]) -> Section:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from compose._schema.secrets import FromEnvironment, Verbatim
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import NONE_TEXT, SECRET_MASK
 
 __all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
@@ -79,7 +80,7 @@ def json_text(data: Any) -> str:
     """`json.dumps(data, default=str)` for plain data. `json` is imported only for text that
     it must escape and values it writes its own way: help shows list and dict defaults as JSON,
     and importing `json` was 5M instructions (about 2 ms) of a cold `--help`."""
-    text = _simple_json(data)
+    text = _simple_json(data) if SHORTCUTS else None
     if text is not None:
         return text
     import json  # noqa: PLC0415  # see above: off the common path

@@ -19,9 +19,7 @@ from pydantic import BaseModel
 from compose._interp.data import escape  # not _interp: dumps stay light to import
 from compose._output.plain import plain_text, to_data
 from compose._schema.secrets import Verbatim
-
-# What a bare TOML key may hold (a set: nothing to compile at import)
-_BARE_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+from compose._syntax import is_bare_key
 
 
 def to_toml(
@@ -121,7 +119,7 @@ def _integer(value: int) -> str:
 
 
 def _key(key: str) -> str:
-    return key if key and _BARE_KEY_CHARS.issuperset(key) else _string(key)
+    return key if is_bare_key(key) else _string(key)
 
 
 def _scalar(value: Any) -> str:

@@ -28,6 +28,7 @@ from compose._runs.define import Axes, Where, axis_values, expand, override, pro
 from compose._runs.fingerprint import fingerprint
 from compose._runs.run import leaf_origins, sha256_text
 from compose._schema.keys import all_flags, suggest
+from compose._syntax import kebab_case, snake_case
 from compose._tree import KeyPath
 from compose.errors import ComposeError, UnknownKeyError, closest, gather
 
@@ -256,7 +257,7 @@ class _Settings:
             Path(os.path.abspath(os.fspath(controls.get("dir") or DEFAULT_DIR))) / self.name
         )
         output = controls.get("output")
-        self.output = str(output).replace("-", "_") if output else None
+        self.output = ".".join(map(snake_case, str(output).split("."))) if output else None
         command = controls.get("command") or launched_as(self.prog)
         if isinstance(command, str) or not all(isinstance(t, str) for t in command):
             raise ComposeError("command is a list of words", key="sweep.command", value=command)
@@ -275,7 +276,7 @@ def _check_keys(schema: type[BaseModel], origins: Mapping[str, str]) -> None:
     flags = set(all_flags(schema))
     errors: list[ComposeError] = []
     for key, origin in origins.items():
-        flag = re.sub(r"\.\d+(?=\.|$)", ".0", "--" + key.replace("_", "-"))
+        flag = re.sub(r"\.\d+(?=\.|$)", ".0", "--" + kebab_case(key))
         if flag in flags or _below_a_leaf(flag, flags):
             continue
         from compose._schema.shape import shape_of  # noqa: PLC0415  # only for a mistake
@@ -378,7 +379,7 @@ def typed_axes(config: BaseModel, axes: Axes) -> Axes:
 def _value_at(config: BaseModel, key: str) -> Any:
     value: Any = config
     for name in key.split("."):
-        value = getattr(value, name.replace("-", "_"), _MISSING)
+        value = getattr(value, snake_case(name), _MISSING)
         if value is _MISSING:
             return _MISSING
     return value
@@ -421,7 +422,7 @@ def point_origins(sweep: Sweep[Any], point: Point[Any]) -> dict[str, str]:
 
 def _dotted(key: str) -> str:
     """An axis key as a path of snake_case field names (`trainer.optim.lr`)."""
-    return ".".join(segment.replace("-", "_") for segment in key.split("."))
+    return ".".join(map(snake_case, key.split(".")))
 
 
 def launched_as(prog: str) -> list[str]:

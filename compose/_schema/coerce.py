@@ -15,6 +15,7 @@ from typing import Any
 import tomli
 
 from compose._schema.shape import Kind, Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import MAX_DEPTH, too_deep
 from compose.errors import ArgvError, ConfigValidationError
@@ -217,13 +218,17 @@ def untyped(text: str, key: str, origin: str) -> Any:
 
 
 def parse_toml_value(text: str) -> Any:
-    """`3`, `1e-3`, `true`, `[1, 2]` as TOML reads them; None when the text is no TOML value."""
+    """`3`, `1e-3`, `true`, `[1, 2]` as TOML reads them; None when the text is no TOML value.
+
+    A value starts with a character that can start one (a digit, a sign, a quote, `[`, the
+    `t` of true...): text that starts otherwise, a blank included, is text, and costs no parse.
+    """
     if not text or text[0] not in "+-0123456789.tfin[\"'":
-        return None  # the common case, text, costs no parse
+        return None
     try:
-        if _TOML_INT.fullmatch(text):  # plain numbers, most flags: what tomli would give
+        if SHORTCUTS and _TOML_INT.fullmatch(text):  # plain numbers, most flags: as tomli reads
             return int(text)
-        if _TOML_FLOAT.fullmatch(text):
+        if SHORTCUTS and _TOML_FLOAT.fullmatch(text):
             return float(text)
         return tomli.loads(f"v = {text}")["v"]
     except (tomli.TOMLDecodeError, RecursionError, ValueError):

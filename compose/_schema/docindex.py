@@ -21,6 +21,8 @@ import marshal
 import os
 import sys
 
+from compose._shortcuts import SHORTCUTS
+
 _SUFFIX = ".compose-docs"
 # What the stored tuple holds; bump it when its layout changes.
 _LAYOUT = 2  # 2: docstrings stored on one line
@@ -32,7 +34,10 @@ Stored = dict[str, list[tuple[int, dict[str, str]]]]  # qualified name -> (first
 
 def key_of(source_file: str, scanner_file: str) -> Key | None:
     """What an index of `source_file` must have been made from; None where it can't be told
-    (a module read from a zip, a file gone)."""
+    (a module read from a zip, a file gone), or where no index is read or written (the
+    reference path scans every time)."""
+    if not SHORTCUTS:
+        return None
     try:
         source = os.stat(source_file)
         scanner = _stat_once(scanner_file)

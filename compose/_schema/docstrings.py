@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._schema import docindex as _docindex
+from compose._shortcuts import SHORTCUTS
 
 
 class ClassDocs:
@@ -140,10 +141,7 @@ def _read_and_scan(file: str, module: Any) -> Classes:
     if cached is not None and cached[0] is lines:
         return cached[1]
     source = "".join(lines)
-    try:
-        found = scan(source)
-    except _Unusual:
-        found = parse(source)
+    found = _scanned(source) if SHORTCUTS else parse(source)
     _SCANNED[file] = (lines, found)
     return found
 
@@ -224,6 +222,14 @@ class _Scan:
         self.line += self.source.count("\n", self.lined, offset)
         self.lined = offset
         return self.line
+
+
+def _scanned(source: str) -> Classes:
+    """`scan`, else (for source it cannot be sure of) `parse`."""
+    try:
+        return scan(source)
+    except _Unusual:
+        return parse(source)
 
 
 def scan(source: str) -> Classes:

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from compose._schema.plan import NO_DEFAULT, field_default, plan_of, section_model
 from compose._schema.shape import ANY, Kind, Shape
+from compose._syntax import dotted, kebab_case, snake_case
 from compose._tree import KeyPath, child
 from compose.errors import UnknownKeyError, closest
 
@@ -25,11 +26,11 @@ def unknown_key(
     """`path[depth]` is not a key of the `section` at `path[:depth]`: say so, with a hint."""
     known = cli_key(root, path[:depth]) if depth else ""
     rest = [flag_segment(str(s)) if root.model is not None else str(s) for s in path[depth:]]
-    key = f"{known}.{'.'.join(rest)}" if known else "--" + ".".join(rest)
+    key = f"{known}.{dotted(rest)}" if known else "--" + dotted(rest)
     written = str(path[depth])
-    hint = _variant_hint(root, path[:depth], section, written.replace("-", "_"))
+    hint = _variant_hint(root, path[:depth], section, snake_case(written))
     if hint is None and _is_kebab_field(section, written):
-        hint = f"keys in files are snake_case: write {written.replace('-', '_')}"
+        hint = f"keys in files are snake_case: write {snake_case(written)}"
     if hint is None:
         suggestion = suggest(root, key)
         hint = f"did you mean {suggestion}?" if suggestion else None
@@ -39,7 +40,7 @@ def unknown_key(
 def _is_kebab_field(section: Shape | None, written: str) -> bool:
     if section is None or "-" not in written:
         return False
-    snake = written.replace("-", "_")
+    snake = snake_case(written)
     models = [section.model] if section.model is not None else [m for _, m in section.variants]
     return any(snake in model.model_fields for model in models if model is not None)
 
@@ -61,7 +62,7 @@ def _variant_hint(root: Shape, path: KeyPath, section: Shape | None, name: str) 
 def flag_segment(name: str) -> str:
     """A key as a flag segment: kebab-case, but a reserved name (`_include_`, `_target_`) as
     written: it is no field's name, and `---target-` names nothing."""
-    return name if name.startswith("_") else name.replace("_", "-")
+    return name if name.startswith("_") else kebab_case(name)
 
 
 def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:
@@ -78,7 +79,7 @@ def cli_key(root: Shape, path: KeyPath, tree: Any = None) -> str:
         parts.append(flag_segment(str(segment)) if is_field else str(segment))
         shape, default = _shape_below(shape, node, segment, default)
         node = child(node, segment)
-    return "--" + ".".join(parts)
+    return "--" + dotted(parts)
 
 
 def _shape_below(shape: Shape, node: Any, segment: str | int, default: Any) -> tuple[Shape, Any]:
@@ -108,7 +109,7 @@ def suggest(root: Shape, key: str) -> str | None:
     if root.model is None:
         return None
     indices = re.findall(_INDEX, key)
-    wanted = re.sub(_INDEX, ".0", key.replace("_", "-"))
+    wanted = re.sub(_INDEX, ".0", kebab_case(key))
     found = closest_flag(wanted, all_flags(root.model))
     if found is None:
         return None
@@ -148,7 +149,7 @@ def _flags(
     if depth > _SUGGEST_DEPTH or model in seen:
         return
     for name, plan in plan_of(model).fields.items():
-        flag = prefix + name.replace("_", "-")
+        flag = prefix + kebab_case(name)
         yield flag
         yield from _shape_flags(plan.shape, flag, depth, (*seen, model))
 

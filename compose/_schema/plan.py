@@ -18,6 +18,7 @@ from pydantic_core import PydanticUndefined
 
 from compose._schema.docstrings import field_docstring, one_line
 from compose._schema.shape import Kind, Shape, innermost, section_models, shape_of_field
+from compose._syntax import snake_case
 
 NO_DEFAULT: Any = PydanticUndefined
 
@@ -172,7 +173,7 @@ def field_name(model: type[BaseModel], segment: str) -> str | None:
     fields = model.model_fields
     if segment in fields:
         return segment
-    snake = segment.replace("-", "_")
+    snake = snake_case(segment)
     if snake in fields:
         return snake
     aliases = aliases_of(model)

@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from compose._schema.plan import NO_DEFAULT, aliases_of, default_tag, input_keys, plan_of
 from compose._schema.shape import ANY, Kind, Shape
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import NONE_TEXT
 from compose.errors import value_repr
 
@@ -46,7 +47,7 @@ def prepare_fields(model: type[BaseModel], data: Any) -> Any:
     changed: dict[str, Any] | None = None
     if model.model_config.get("extra") == "allow":  # an extra key is untyped: it admits None
         changed = _extra_nones(model, data)
-    for key, shape, tag in _entries(model):
+    for key, shape, tag in _changing_entries(model) if SHORTCUTS else _entries(model):
         value = data.get(key, _ABSENT)
         if value is _ABSENT:
             continue
@@ -113,14 +114,14 @@ def _unprintable(tag: Any) -> bool:
 
 
 def _items(value: dict[Any, Any], item: Shape) -> dict[Any, Any]:
-    if not _may_change(item):
+    if SHORTCUTS and not _may_change(item):
         return value
     new = {key: prepare_value(child, item) for key, child in value.items()}
     return value if all(new[key] is child for key, child in value.items()) else new
 
 
 def _elements(value: list[Any], item: Shape) -> list[Any]:
-    if not _may_change(item):
+    if SHORTCUTS and not _may_change(item):
         return value
     new = [prepare_value(child, item) for child in value]
     return value if all(a is b for a, b in zip(new, value, strict=True)) else new
@@ -148,15 +149,19 @@ def prepares_itself(model: type[BaseModel]) -> bool:
 
 @functools.cache
 def _entries(model: type[BaseModel]) -> tuple[_Entry, ...]:
-    """The fields of `model` either rule may concern, under every key the data may use."""
+    """The fields of `model`, under every key the data may use."""
     entries: list[_Entry] = []
     for name, field in plan_of(model).fields.items():
         shape = field.shape
-        if not _may_change(shape):
-            continue
         tag = default_tag(shape, field.default) if shape.tag is not None else None
         entries.extend((key, shape, tag) for key in _keys_of(name, field.info))
     return tuple(entries)
+
+
+@functools.cache
+def _changing_entries(model: type[BaseModel]) -> tuple[_Entry, ...]:
+    """The entries either rule may concern: the others would come back as they are."""
+    return tuple(entry for entry in _entries(model) if _may_change(entry[1]))
 
 
 def _keys_of(name: str, info: Any) -> list[str]:

@@ -19,7 +19,8 @@ from pydantic import SecretBytes, SecretStr
 from compose._schema.plan import FieldPlan, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
 from compose._schema.walk import walk
-from compose._syntax import NONE_TEXT, SECRET_MASK
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import NONE_TEXT, SECRET_MASK, split_dotted
 from compose._tree import KeyPath, at_path, replaced
 from compose.errors import ComposeError
 
@@ -135,7 +136,7 @@ def _secrets_in(value: Any, shape: Shape, path: KeyPath) -> Iterator[tuple[KeyPa
         model = shape.model
         if model is None and shape.tag is not None:
             model = shape.variant(value.get(shape.tag))
-        if model is None or not plan_of(model).holds_secrets:
+        if model is None or (SHORTCUTS and not plan_of(model).holds_secrets):
             return
         fields = plan_of(model).fields
         for key, child in value.items():
@@ -158,7 +159,7 @@ def names_secret(root: Shape, flag: str) -> bool:
     """Whether the flag `--a.b` names a `SecretStr`/`SecretBytes` field (a misspelled key
     whose did-you-mean it is holds a secret too: errors must not show its value)."""
     try:
-        target = walk(root, flag.removeprefix("--").split("."), {}, flag)
+        target = walk(root, split_dotted(flag.removeprefix("--")), {}, flag)
     except ComposeError:
         return False
     model = target.parent.model if target.parent is not None else None

@@ -19,6 +19,8 @@ from compose._schema.plan import (
     section_model,
 )
 from compose._schema.shape import ANY, Kind, Shape
+from compose._shortcuts import SHORTCUTS
+from compose._syntax import snake_case
 from compose._tree import MAX_DEPTH, KeyPath, child, is_index
 from compose.errors import ArgvError, UnknownKeyError
 
@@ -73,7 +75,7 @@ def walk(
     walk holds the choices it made, and serves a tree in which each comes out the same.
     """
     key = (id(root), tuple(segments))  # an entry holds its root: the id stays that root's
-    kept = _WALKS.get(key)
+    kept = _WALKS.get(key) if SHORTCUTS else None
     if kept is not None:
         for entry in kept:
             if entry.holds_for(tree):
@@ -85,7 +87,7 @@ def walk(
             raise
         target, _ = _walk(root, segments, tree, shown, passthrough=True)
         return target  # kept for no other tree: it read what no class declares
-    if choices is not None:
+    if SHORTCUTS and choices is not None:
         if len(_WALKS) >= _MAX_WALKS:
             _WALKS.clear()  # a bound for long-lived processes that see many flags
         kept = _WALKS.setdefault(key, [])
@@ -158,22 +160,22 @@ def _walk(
         if shape.kind is Kind.ANY:
             choices = None
         elif shape.kind is Kind.UNION and choices is not None:
-            snake = segment.replace("-", "_")
+            snake = snake_case(segment)
             model = section_model(shape, node, default, snake)
             choices.append(_Choice(len(path), shape, default, snake, model))
         if unchecked is not None:  # below a key no class declares: names of a class unseen
-            segment = segment.replace("-", "_")
+            segment = snake_case(segment)
         step = _step(shape, node, default, segment, path, shown, root)
         if step is None:
             new = _renamed_path(shape, node, default, segment)
             if new is not None:
-                renamed.append((segment.replace("-", "_"), new))
+                renamed.append((snake_case(segment), new))
                 pending[:0] = new
                 continue
             if not passthrough:
                 raise unknown_key(root, (*path, segment, *pending), shown, shape, len(path))
             unchecked = len(path) if unchecked is None else unchecked
-            step = segment.replace("-", "_"), ANY, NO_DEFAULT
+            step = snake_case(segment), ANY, NO_DEFAULT
         parent = shape
         name, shape, default = step
         path.append(name)
@@ -186,7 +188,7 @@ def _walk(
 def _renamed_path(shape: Shape, node: Any, default: Any, segment: str) -> tuple[str, ...] | None:
     if not shape.is_section:
         return None
-    old = segment.replace("-", "_")
+    old = snake_case(segment)
     model = section_model(shape, node, default, old)
     models = [model] if model is not None else [m for _, m in shape.variants]
     for candidate in models:
@@ -207,7 +209,7 @@ def _step(
 ) -> tuple[str | int, Shape, Any] | None:
     kind = shape.kind
     if kind in (Kind.MODEL, Kind.UNION):
-        model = section_model(shape, node, default, segment.replace("-", "_"))
+        model = section_model(shape, node, default, snake_case(segment))
         name = field_name(model, segment) if model is not None else None
         if model is None or name is None:
             return None

@@ -285,6 +285,7 @@ def _new_process() -> None:
     docstrings._SCANNED.clear()
 
 
+@pytest.mark.shortcuts
 def test_the_index_is_written_once_and_read_by_the_next_process(
     tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,6 +309,7 @@ def test_an_edited_source_is_scanned_again(tmp_path: Path, bytecode_dir: Path) -
     assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "After!!"}
 
 
+@pytest.mark.shortcuts
 @pytest.mark.parametrize(
     "content", [b"", b"not marshal", b"\xe3\x00", marshal.dumps(5), marshal.dumps(("k", {}))]
 )
@@ -341,6 +343,7 @@ def test_an_unwritable_cache_directory_still_gives_help(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "src"]  # no temporary left
 
 
+@pytest.mark.shortcuts
 def test_a_new_scanner_does_not_read_an_old_index(
     tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -388,6 +391,7 @@ def test_help_leaves_the_garbage_collector_as_it_found_it(
     assert ("--trainer.optim" in capsys.readouterr().out) is (code == 0)
 
 
+@pytest.mark.shortcuts
 def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path) -> None:
     program = textwrap.dedent(
         """

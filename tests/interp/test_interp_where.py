@@ -20,26 +20,20 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compose import BaseConfig, ComposeError, Merge, compose, parse, renamed, to_toml
-from compose._interp import resolve as _interp
-from compose._interp.data import scan
+from compose import BaseConfig, ComposeError, Merge, _api, compose, parse, renamed, to_toml
+from compose._interp.resolve import resolve_tree
+from compose._merge import composed as _composed
 
 if TYPE_CHECKING:
     from conftest import WriteFile
 
 
 @contextmanager
-def looking_everywhere() -> Iterator[list[int]]:
-    """Resolution scanning the whole tree, as it did before it was told where to look; yields
-    a list that counts the scans it was told to limit."""
-    limited: list[int] = []
-
-    def everywhere(tree: dict[str, Any], roots: Any) -> list[tuple[Any, str]]:
-        limited.append(1)
-        return scan(tree)
-
-    with mock.patch.object(_interp, "scan_below", everywhere):
-        yield limited
+def looking(*, everywhere: bool) -> Iterator[None]:
+    """Resolution told where nodes set values (the shortcut), or scanning the whole tree (the
+    reference path), whatever `COMPOSE_REFERENCE` says."""
+    with mock.patch.object(_composed, "SHORTCUTS", not everywhere):
+        yield
 
 
 BASE = """
@@ -175,12 +169,13 @@ def test_an_interpolated_class_default_that_a_flag_copies_into_a_list_resolves()
     assert [item.name for item in config.items] == ["v1-0", "x"]
 
 
-def test_a_composition_without_references_limits_nothing(write: WriteFile) -> None:
+@pytest.mark.shortcuts
+def test_a_composition_without_references_resolves_nothing(write: WriteFile) -> None:
     """No node holds `${` or `???`: resolution does not run at all."""
     write("base.toml", BASE)
-    with looking_everywhere() as limited:
+    with mock.patch.object(_api, "resolve_tree", wraps=resolve_tree) as resolving:
         compose(["base.toml"], ["model.size=3"])
-    assert limited == []
+    assert resolving.call_count == 0
 
 
 # --- the property -------------------------------------------------------------------------------
@@ -230,7 +225,8 @@ def test_looking_where_nodes_set_values_finds_what_looking_everywhere_finds(
         flags = [f"{key}={value}" for key, value in overrides] + [f"b=@{sources.pop()}"]
     else:
         flags = [f"{key}={value}" for key, value in overrides]
-    limited = _outcome(sources, flags)
-    with looking_everywhere():
+    with looking(everywhere=False):
+        limited = _outcome(sources, flags)
+    with looking(everywhere=True):
         everywhere = _outcome(sources, flags)
     assert limited == everywhere
