@@ -35,14 +35,14 @@ from compose._merge.flags import (
 from compose._merge.renames import move_renamed
 from compose._merge.tables import Halted, Merger
 from compose._schema.plan import NO_DEFAULT
-from compose._schema.shape import ANY, Kind, Shape, shape_of
+from compose._schema.shape import ANY, Kind, Shape, model_shape
 from compose._schema.walk import Target, walk
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError
 
 
 def root_shape(schema: type[BaseModel] | None) -> Shape:
-    return shape_of(schema) if schema is not None else ANY
+    return model_shape(schema) if schema is not None else ANY
 
 
 def compose_items(

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from compose._input.origins import DefaultSource, Origin, Origins
 from compose._merge.lists import holds_strategies, merge_by_strategy, settle
+from compose._schema.memo import memoize
 from compose._schema.plan import (
     NO_DEFAULT,
     any_field_below,
@@ -291,7 +292,7 @@ def may_switch_below(shape: Shape) -> bool:
     return shape.model is not None and shape.kind is Kind.MODEL and _reaches_union(shape.model)
 
 
-@functools.cache
+@memoize
 def _reaches_union(model: type[BaseModel]) -> bool:
     """Whether a section of `model`, or one below it, is a union (once per class)."""
     return any_field_below(
