@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from schemas import RLConfig
 
 from compose import BaseConfig, HelpRequested, cli, parse
+from compose._cli import entry
+from compose._output.help import HelpScreen, plain_help
 from compose._output.plain import json_text
 from compose._schema import docstrings
 
@@ -372,10 +374,22 @@ def test_cli_help_equals_parse_help(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize("enabled", [True, False])
 @pytest.mark.parametrize(("argv", "code"), [(["--help"], 0), (["--help", "no.such"], 2)])
 def test_help_leaves_the_garbage_collector_as_it_found_it(
-    enabled: bool, argv: list[str], code: int, capsys: pytest.CaptureFixture[str]
+    enabled: bool,
+    argv: list[str],
+    code: int,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Help is drawn with the collector paused; the app's own setting is back afterwards, also
-    when the section asked for does not exist."""
+    """Help never switches the collector (a process-wide setting) on or off, whether the
+    section asked for exists or not: the app's own setting holds while help is drawn, and
+    after."""
+    during: list[bool] = []
+
+    def drawn(screen: HelpScreen) -> str:
+        during.append(gc.isenabled())
+        return plain_help(screen)
+
+    monkeypatch.setattr(entry, "plain_help", drawn)
     was_enabled = gc.isenabled()
     gc.enable() if enabled else gc.disable()
     try:
@@ -386,6 +400,7 @@ def test_help_leaves_the_garbage_collector_as_it_found_it(
         gc.enable() if was_enabled else gc.disable()
     assert exited.value.code == code
     assert ("--trainer.optim" in capsys.readouterr().out) is (code == 0)
+    assert during == ([enabled] if code == 0 else [])
 
 
 def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path) -> None:
