@@ -127,13 +127,13 @@ def module_classes(file: str, module: Any = None) -> Classes:
     known = _INDEXED.get(file)
     if known is not None and known[0] == key:
         return known[1]
-    stored = _docindex.read(file, key)
+    stored = _docindex.read(key)
     if stored is not None:
         found = {name: [ClassDocs(*c) for c in statements] for name, statements in stored.items()}
     else:
         found = _read_and_scan(file, module)
         plain = {name: [(c.line, c.docstrings) for c in s] for name, s in found.items()}
-        _docindex.write(file, key, plain)
+        _docindex.write(key, plain)
     _INDEXED[file] = (key, found)
     return found
 
