@@ -19,7 +19,7 @@ import pytest
 import compose
 
 PACKAGE = Path(compose.__file__).parent
-FOUNDATION = ("compose.errors", "compose._syntax", "compose._tree")
+FOUNDATION = ("compose.errors", "compose._syntax", "compose._tree", "compose._warn")
 # Lowest first: a module may import its own layer's modules and those of the layers before it.
 LAYERS = (
     FOUNDATION,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TextIO, TypeVar
 
@@ -23,11 +22,11 @@ from compose._input.argv import HelpItem, split_argv
 from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._output.help import HelpScreen, help_screen, plain_help, program_name
 from compose._syntax import COMPLETE_VARIABLE
-from compose.errors import ComposeError, ComposeWarning, HelpRequested
+from compose._warn import held
+from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
-_OUR_WARNINGS = (ComposeWarning, FutureWarning)
 
 
 def cli(
@@ -184,14 +183,14 @@ def _bare_help(args: list[str]) -> str | None:
 
 @contextlib.contextmanager
 def warnings_as_lines() -> Iterator[None]:
-    """Our warnings (a union switch, a renamed key) as `warning: ...` lines on stderr, printed
-    before the result or error they led to; other warnings pass through untouched."""
-    caught: list[warnings.WarningMessage] = []
+    """Compose's warnings (a union switch, a renamed key) as `warning: ...` lines on stderr,
+    printed before the result or error they led to, once each (`compose explain` composes the
+    same nodes again). Held back in this thread only (`compose._warn`): other threads' warnings,
+    and warnings not of compose's, pass through untouched."""
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with held() as caught:
             yield
-    finally:  # outside the recording: a warning passed on is not recorded again, forever
+    finally:
         _show_warnings(caught)
 
 
@@ -256,15 +255,10 @@ def _rich(draw: Callable[[Any], None]) -> bool:
     return True
 
 
-def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
-    shown: set[str] = set()  # once each: `compose explain` composes the same nodes again
+def _show_warnings(caught: list[Warning]) -> None:
+    shown: set[str] = set()
     for message in caught:
-        if issubclass(message.category, _OUR_WARNINGS):
-            line = f"warning: {message.message}\n"
-            if line not in shown:
-                shown.add(line)
-                write_text(sys.stderr, line)
-        else:
-            warnings.warn_explicit(
-                message.message, message.category, message.filename, message.lineno
-            )
+        line = f"warning: {message}\n"
+        if line not in shown:
+            shown.add(line)
+            write_text(sys.stderr, line)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,6 +37,7 @@ from compose._schema.plan import NO_DEFAULT
 from compose._schema.shape import ANY, Kind, Shape, model_shape
 from compose._schema.walk import Target, walk
 from compose._tree import KeyPath
+from compose._warn import held
 from compose.errors import ArgvError, ComposeError
 
 
@@ -72,8 +72,7 @@ def replay(
     """
     composed = Composed({}, Origins(), root, [], search_path=search_path)
     merger = Merger(root, composed.show_key, composed.origins, stop_at=stop_at)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the first composition gave them
+    with held():  # dropped: the first composition gave them
         try:
             _compose(items, merger, composed, iter(sources))
         except Halted:

@@ -8,7 +8,6 @@ across nodes the later wins, as for any key. Nothing is ever silently dropped.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,6 +17,7 @@ from compose._schema.memo import forget, memoize
 from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of, renames_of
 from compose._schema.shape import Kind, Shape, section_models
 from compose._tree import KeyPath
+from compose._warn import warn
 from compose.errors import ConfigValidationError
 
 if TYPE_CHECKING:  # only named in annotations: schemas import this module, help never needs _origin
@@ -46,7 +46,7 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
 
 
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
-    warnings.warn(
+    warn(
         f"`{old}` is renamed to `{'.'.join(new)}`; found in {where}",
         FutureWarning,
         stacklevel=2,

@@ -13,7 +13,6 @@ again with records only when an origin is asked for (`_graph.replay`).
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +32,7 @@ from compose._schema.plan import (
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import MANDATORY
 from compose._tree import KeyPath, child, put
+from compose._warn import warn
 from compose.errors import ComposeWarning
 
 
@@ -191,7 +191,7 @@ class Merger:
             # A class default in the tree (a list's default element) is no value a node set
             if not isinstance(origins.lookup((*path, key)), DefaultSource):
                 where = origins.describe((*path, key))
-                warnings.warn(
+                warn(
                     f"{self._show_key((*path, key))} (from {where}) is dropped: "
                     f"{self._show_key((*path, shape.tag))} switched to {tag!r}, "
                     "which has no such key",
