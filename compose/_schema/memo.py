@@ -14,7 +14,6 @@ that takes no attributes (a built-in type) gets its result computed every time.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -26,13 +25,10 @@ MEMO_ATTR = "__compose_memo__"  # spelled out in `memoize` too
 
 
 class _Memo(dict[Callable[..., Any], Any]):
-    """Memoized function -> its result for `owner`."""
+    """Memoized function -> its result for `owner` (set by `_own_memo`)."""
 
     __slots__ = ("owner",)
-
-    def __init__(self, owner: object) -> None:
-        super().__init__()
-        self.owner = owner
+    owner: object
 
 
 def memoize(function: Callable[[K], R]) -> Callable[[K], R]:
@@ -43,8 +39,8 @@ def memoize(function: Callable[[K], R]) -> Callable[[K], R]:
         try:  # the attribute by name, not `getattr(key, MEMO_ATTR)`: a third of the cost
             memo = key.__compose_memo__  # type: ignore[attr-defined]
         except AttributeError:
-            memo = _own_memo(key)
-        if memo.owner is not key:
+            memo = None
+        if memo is None or memo.owner is not key:
             memo = _own_memo(key)
         try:
             found: R = memo[memoized]
@@ -56,9 +52,12 @@ def memoize(function: Callable[[K], R]) -> Callable[[K], R]:
 
 
 def _own_memo(key: object) -> _Memo:
-    memo = _Memo(key)
-    with contextlib.suppress(AttributeError, TypeError):  # a built-in type, or slots: the
-        setattr(key, MEMO_ATTR, memo)  # memo is thrown away, and the result computed again
+    memo = _Memo()
+    memo.owner = key
+    try:  # noqa: SIM105  # not contextlib.suppress: three calls more, once per class
+        setattr(key, MEMO_ATTR, memo)
+    except (AttributeError, TypeError):  # a built-in type, or slots: the memo is thrown away,
+        pass  # and the result computed again
     return memo
 
 
