@@ -7,9 +7,10 @@ memo on the key itself, one attribute holding every memoized function's result: 
 long as the class or shape does, and a class that is no longer used is collected with its
 memo (class -> memo -> plan -> class is a cycle like any other).
 
-A memo is its owner's own: a subclass inherits its base's attribute, and `Shape.replace`
-copies the attribute with the rest, so a memo found under another owner is not used. A key
-that takes no attributes (a built-in type) gets its result computed every time.
+A memo is its owner's own: a subclass finds its base's by attribute lookup (and every
+`BaseConfig` finds the None its base declares), so a memo found under another owner is not
+used; `Shape.replace` leaves it behind. A key that takes no attributes (a built-in type) gets
+its result computed every time.
 """
 
 from __future__ import annotations
