@@ -203,9 +203,15 @@ def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
 
 
 def process_env(command: Command, cwd: Path) -> dict[str, str]:
-    """Bytecode caches on, as users have them, kept under the work directory (not the repo)."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    env.update(NO_COLOR="1", PYTHONPYCACHEPREFIX=str(cwd / "pycache"))
+    """Bytecode caches and compose's own (the docstring index) on, as users have them, kept
+    under the work directory (not the repo, not the home directory)."""
+    unset = ("PYTHONDONTWRITEBYTECODE", "COMPOSE_NO_CACHE")
+    env = {key: value for key, value in os.environ.items() if key not in unset}
+    env.update(
+        NO_COLOR="1",
+        PYTHONPYCACHEPREFIX=str(cwd / "pycache"),
+        COMPOSE_CACHE_DIR=str(cwd / "compose-cache"),
+    )
     if command.pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(command.pythonpath)
     return env

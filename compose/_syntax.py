@@ -52,3 +52,8 @@ def without_negation(segment: str) -> str | None:
         if segment.startswith(prefix) and len(segment) > len(prefix):
             return segment[len(prefix) :]
     return None
+
+
+# Where compose keeps its caches (the docstring index), and the switch that turns them off
+CACHE_DIR_VARIABLE = "COMPOSE_CACHE_DIR"
+NO_CACHE_VARIABLE = "COMPOSE_NO_CACHE"

@@ -96,6 +96,21 @@ def _no_app_variables(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
+@pytest.fixture(scope="session")
+def _cache_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("compose-cache")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_dir(_cache_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Compose's caches (the docstring index) go to a directory of the suite's, never the real
+    home's, in-process and in the subprocesses a test starts; and they are on, whatever the
+    shell running the tests says."""
+    monkeypatch.setenv("COMPOSE_CACHE_DIR", str(_cache_root))
+    monkeypatch.delenv("COMPOSE_NO_CACHE", raising=False)
+    return _cache_root
+
+
 @pytest.fixture
 def write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WriteFile:
     """`write("a.toml", text)`: write a file under the working directory, return its name.

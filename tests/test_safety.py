@@ -423,7 +423,6 @@ FORBIDDEN_OS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
 IMPORT_MODULE_ALLOWED = {
     "_cli/command.py",  # `compose show --schema MODULE:CLASS`, a CLI option
     "__init__.py",  # public names loaded on first use, from a fixed table of compose modules
-    "_schema/docindex.py",  # importlib.util.cache_from_source: where a module's bytecode is kept
     "_runs/executors/__init__.py",  # an executor's adapter, from a fixed table of compose modules
 }
 # Running a sweep's points is what these are for, and only when asked: `compose job DIR` runs
@@ -436,8 +435,8 @@ SUBPROCESS_ALLOWED = {
     "_runs/executors/sbatch.py",
     "_runs/provenance.py",
 }
-# The docstring index is kept in the bytecode cache and read with marshal, as Python reads the
-# `.pyc` beside it: whoever can write there can already run code, and nothing loaded is run.
+# The docstring index is kept in the user's own cache directory and read with marshal: plain
+# data only, checked to be that and nothing else (never code), and nothing loaded is ever run.
 MARSHAL_ALLOWED = {"_schema/docindex.py"}
 
 

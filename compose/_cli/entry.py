@@ -11,10 +11,8 @@ entrypoint's help more than drawing it.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sys
-import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn, TextIO, TypeVar
 
@@ -25,11 +23,11 @@ from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._output.help import HelpScreen, help_screen, plain_help, program_name
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import COMPLETE_VARIABLE
-from compose.errors import ComposeError, ComposeWarning, HelpRequested
+from compose._warn import held
+from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
-_OUR_WARNINGS = (ComposeWarning, FutureWarning)
 
 
 def cli(
@@ -196,11 +194,8 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     env_prefix, search_path = options.env_prefix, options.search_path
     alone = options.default is None and not _environment_sets(env_prefix, options.environ)
     if SHORTCUTS and section is not None and alone:  # no node but the help: the defaults
-        with collector_paused():
-            screen = help_screen(
-                schema, prog, section, search_path=search_path, env_prefix=env_prefix
-            )
-            text = plain_help(screen)
+        screen = help_screen(schema, prog, section, search_path=search_path, env_prefix=env_prefix)
+        text = plain_help(screen)
         raise HelpRequested(text, screen)
     from compose._api import parse  # noqa: PLC0415  # lazy for cold start: see the docstring
 
@@ -236,30 +231,15 @@ def _bare_help(args: list[str]) -> str | None:
 
 
 @contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a short task that makes many objects and few cycles.
-
-    Drawing help allocates ~50k containers: at Pydantic's heap size the collections they set off
-    cost 15% of drawing it (callgrind). Reference counting still frees everything else."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-@contextlib.contextmanager
 def warnings_as_lines() -> Iterator[None]:
-    """Our warnings (a union switch, a renamed key) as `warning: ...` lines on stderr, printed
-    before the result or error they led to; other warnings pass through untouched."""
-    caught: list[warnings.WarningMessage] = []
+    """Compose's warnings (a union switch, a renamed key) as `warning: ...` lines on stderr,
+    printed before the result or error they led to, once each (`compose explain` composes the
+    same nodes again). Held back in this thread only (`compose._warn`): other threads' warnings,
+    and warnings not of compose's, pass through untouched."""
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with held() as caught:
             yield
-    finally:  # outside the recording: a warning passed on is not recorded again, forever
+    finally:
         _show_warnings(caught)
 
 
@@ -324,15 +304,10 @@ def _rich(draw: Callable[[Any], None]) -> bool:
     return True
 
 
-def _show_warnings(caught: list[warnings.WarningMessage]) -> None:
-    shown: set[str] = set()  # once each: `compose explain` composes the same nodes again
+def _show_warnings(caught: list[Warning]) -> None:
+    shown: set[str] = set()
     for message in caught:
-        if issubclass(message.category, _OUR_WARNINGS):
-            line = f"warning: {message.message}\n"
-            if line not in shown:
-                shown.add(line)
-                write_text(sys.stderr, line)
-        else:
-            warnings.warn_explicit(
-                message.message, message.category, message.filename, message.lineno
-            )
+        line = f"warning: {message}\n"
+        if line not in shown:
+            shown.add(line)
+            write_text(sys.stderr, line)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from compose._schema.keys import suggest
 from compose._schema.shape import Shape
 from compose._schema.walk import Target, walk
 from compose._syntax import dotted, snake_case, split_dotted
+from compose._warn import warn
 from compose.errors import ArgvError, ComposeError, ComposeWarning, UnknownKeyError
 
 SEPARATOR = "__"
@@ -123,4 +123,4 @@ def _hint(error: UnknownKeyError, root: Shape, prefix: str) -> str | None:
 
 
 def _warn(message: str) -> None:
-    warnings.warn(message, ComposeWarning, stacklevel=3)
+    warn(message, ComposeWarning, stacklevel=3)

@@ -9,13 +9,13 @@ the tree so they are resolved like any other value. Both touch only what they ne
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._input.origins import DEFAULT, Origins
+from compose._schema.memo import memoize
 from compose._schema.plan import (
     NO_DEFAULT,
     FieldPlan,
@@ -128,7 +128,7 @@ def may_have_interpolated_defaults(model: type[BaseModel]) -> bool:
     return not SHORTCUTS or has_interpolated_defaults(model)
 
 
-@functools.cache
+@memoize
 def has_interpolated_defaults(model: type[BaseModel]) -> bool:
     """Whether any default of `model`, or of a section class below it, holds `${`."""
     return any_field_below(model, lambda plan: _default_holds(plan, _holds_interpolation))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,15 +34,16 @@ from compose._merge.flags import (
 from compose._merge.renames import move_renamed
 from compose._merge.tables import Halted, Merger
 from compose._schema.plan import NO_DEFAULT
-from compose._schema.shape import ANY, Kind, Shape, shape_of
+from compose._schema.shape import ANY, Kind, Shape, model_shape
 from compose._schema.walk import Target, walk
 from compose._syntax import INCLUDE
 from compose._tree import KeyPath
+from compose._warn import held
 from compose.errors import ArgvError, ComposeError
 
 
 def root_shape(schema: type[BaseModel] | None) -> Shape:
-    return shape_of(schema) if schema is not None else ANY
+    return model_shape(schema) if schema is not None else ANY
 
 
 def compose_items(
@@ -80,8 +80,7 @@ def replay(
     """
     composed = Composed({}, Origins(), root, [], search_path=search_path)
     merger = Merger(root, composed.show_key, composed.origins, stop_at=stop_at)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the first composition gave them
+    with held():  # dropped: the first composition gave them
         try:
             _compose(items, merger, composed, iter(sources))
         except Halted:

@@ -15,7 +15,6 @@ index than its node wrote it at is recorded as `Shifted`, so `b.toml:7` still na
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -23,6 +22,7 @@ from pydantic import BaseModel
 from compose._input.origins import DEFAULT, EnvSource, FileSource, Origin, Origins, Shifted
 from compose._merge.defaults import to_plain
 from compose._schema.coerce import convert, convert_text, untyped
+from compose._schema.memo import memoize
 from compose._schema.plan import NO_DEFAULT, any_field_below, plan_of
 from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._schema.strategies import Merge
@@ -56,18 +56,9 @@ class Merger(Protocol):
     ) -> None: ...
 
 
+@memoize
 def holds_strategies(shape: Shape) -> bool:
     """Whether a value of `shape` is, or may hold below, a list merged by a strategy."""
-    found = _HOLDS.get(id(shape))
-    if found is None:
-        found = _HOLDS[id(shape)] = (shape, _holds(shape))  # kept: its id stays its own
-    return found[1]
-
-
-_HOLDS: dict[int, tuple[Shape, bool]] = {}
-
-
-def _holds(shape: Shape) -> bool:
     return _declares(shape) or any(_model_holds(model) for model in section_models(shape))
 
 
@@ -80,7 +71,7 @@ def _declares(shape: Shape) -> bool:
     return True
 
 
-@functools.cache
+@memoize
 def _model_holds(model: type[BaseModel]) -> bool:
     """Whether `model`, or a section class below it, has a strategy list (once per class)."""
     return any_field_below(model, lambda plan: _declares(plan.shape))

@@ -8,18 +8,18 @@ across nodes the later wins, as for any key. Nothing is ever silently dropped.
 
 from __future__ import annotations
 
-import functools
-import warnings
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
-from compose._schema.plan import RENAMES_ATTR, aliases_of, plan_of, renames_of
+from compose._schema.memo import forget, memoize
+from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of, renames_of
 from compose._schema.shape import Kind, Shape, section_models
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import dotted, split_dotted
 from compose._tree import KeyPath
+from compose._warn import warn
 from compose.errors import ConfigValidationError
 
 if TYPE_CHECKING:  # only named in annotations: schemas import this module, help never needs _origin
@@ -41,14 +41,14 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
                 raise TypeError(f"{cls.__name__}: rename target {new!r} is not a field")
             renames[old] = segments
         setattr(cls, RENAMES_ATTR, renames)
-        _has_renames.cache_clear()
+        forget(cls)  # what was computed of the class before it declared these
         return cls
 
     return decorate
 
 
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
-    warnings.warn(
+    warn(
         f"`{old}` is renamed to `{dotted(new)}`; found in {where}",
         FutureWarning,
         stacklevel=2,
@@ -171,32 +171,26 @@ def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:
     return [chosen] if chosen is not None else [model for _, model in shape.variants]
 
 
-@functools.cache
+@memoize
 def _field_shapes(model: type[BaseModel]) -> dict[str, Shape]:
     return {name: plan.shape for name, plan in plan_of(model).fields.items()}
 
 
-@functools.cache
+@memoize
 def _fields_with_renames(model: type[BaseModel]) -> dict[str, Shape]:
     """The fields of `model` below which a rename is declared: the only ones worth a visit."""
     fields = _field_shapes(model).items()
     return {name: shape for name, shape in fields if _shape_has_renames(shape)}
 
 
-@functools.cache
+@memoize
 def _shape_has_renames(shape: Shape) -> bool:
-    """Per shape (they are made once per annotation): asked for each table of each file."""
+    """Per shape (made once per field): asked for each table of each file."""
     return any(_has_renames(model) for model in section_models(shape))
 
 
-@functools.cache
-def _has_renames(model: type[BaseModel], _seen: frozenset[type] = frozenset()) -> bool:
-    """Whether `model` or any section below it declares a rename (computed once per class)."""
-    if renames_of(model) or aliases_of(model):
-        return True
-    seen = _seen | {model}
-    return any(
-        m not in seen and _has_renames(m, seen)
-        for field in plan_of(model).fields.values()
-        for m in section_models(field.shape)
-    )
+@memoize
+def _has_renames(model: type[BaseModel]) -> bool:
+    """Whether `model` or any section below it declares a rename or an alias (computed once
+    per class)."""
+    return any(renames_of(current) or aliases_of(current) for current in models_below(model))

@@ -13,7 +13,6 @@ again with records only when an origin is asked for (`_graph.replay`).
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +20,7 @@ from pydantic import BaseModel
 
 from compose._input.origins import DefaultSource, Origin, Origins
 from compose._merge.lists import holds_strategies, merge_by_strategy, settle
+from compose._schema.memo import memoize
 from compose._schema.plan import (
     NO_DEFAULT,
     any_field_below,
@@ -33,6 +33,7 @@ from compose._schema.shape import ANY, Kind, Shape
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import MANDATORY
 from compose._tree import KeyPath, child, put
+from compose._warn import warn
 from compose.errors import ComposeWarning
 
 
@@ -191,7 +192,7 @@ class Merger:
             # A class default in the tree (a list's default element) is no value a node set
             if not isinstance(origins.lookup((*path, key)), DefaultSource):
                 where = origins.describe((*path, key))
-                warnings.warn(
+                warn(
                     f"{self._show_key((*path, key))} (from {where}) is dropped: "
                     f"{self._show_key((*path, shape.tag))} switched to {tag!r}, "
                     "which has no such key",
@@ -292,7 +293,7 @@ def may_switch_below(shape: Shape) -> bool:
     return shape.model is not None and shape.kind is Kind.MODEL and _reaches_union(shape.model)
 
 
-@functools.cache
+@memoize
 def _reaches_union(model: type[BaseModel]) -> bool:
     """Whether a section of `model`, or one below it, is a union (once per class)."""
     return any_field_below(

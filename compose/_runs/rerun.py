@@ -11,7 +11,6 @@ what the files say now.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from compose._runs.run import (
     run_record,
     sha256_text,
 )
+from compose._warn import held, warn
 from compose.errors import ArgvError, ComposeError, ComposeWarning
 
 FROM_RUN = "--from-run"
@@ -65,7 +65,7 @@ def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
             value=str(directory),
             origin=str(resolved),
         )
-    warnings.warn(
+    warn(
         f"{FROM_RUN} {directory}: {problem}; building on the run's resolved config "
         f"{resolved} instead",
         ComposeWarning,
@@ -118,8 +118,7 @@ def describe_run(
 ) -> dict[str, Any]:
     """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
     taken as it was when the run was made)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the run itself has shown them
+    with held():  # dropped: the run itself has shown them
         tokens = from_run_argv(argv, prog) if asks_from_run(argv) else list(argv)
         files = FileCache()
         origins = leaf_origins(

@@ -25,6 +25,11 @@ class BaseConfig(BaseModel):
         validate_default=False,
     )
     __compose_prepares__: ClassVar[bool] = True  # compose._schema.prepare.PREPARES_ITSELF
+    # compose._schema.memo.MEMO_ATTR: each class makes its own on first use; None here spares
+    # that first use a failed lookup (Pydantic's metaclass `__getattr__`, and an exception).
+    # Not annotated `ClassVar`: Pydantic evaluates a base's annotations again for every
+    # subclass (6M instructions for the rl example's schema).
+    __compose_memo__ = None
 
     @model_validator(mode="before")
     @classmethod

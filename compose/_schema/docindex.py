@@ -1,35 +1,63 @@
-"""The docstring index of a source file, kept on disk beside its bytecode.
+"""The docstring index of a source file, kept in compose's own cache directory.
 
 Scanning a schema's modules for field docstrings is most of what `--help` costs once Pydantic
-and the schema are imported (12-20 ms for the example `rl` app's five modules, two regexes to
-compile among it). The scan's result depends only on the file's text and on the scanner, so it
-is stored the way Python stores bytecode: in `__pycache__` (or under `sys.pycache_prefix`),
-as `NAME.TAG.compose-docs`, written with `marshal` and checked on every read against the
-source's modification time and size (what a `.pyc` is checked against) and against the
-scanner's own file, so a new version of compose never reads an old index.
+and the schema are imported (33M of the 71M instructions cold `rl --help` spends past importing
+its schema, callgrind). The scan's result depends only on the file's text and on the scanner,
+so it is stored in the user's cache directory (`cache_dir`), one file per source, written with
+`marshal` and checked on every read against what it was made from: the source's path,
+modification time and size, and the scanner's own file (so a new version of compose never
+reads an old index). Nothing is ever written beside the user's sources or bytecode.
 
-Nothing here can fail a help screen: an index that is missing, unreadable, stale or not
-writable (a read-only install, `PYTHONDONTWRITEBYTECODE`) means the file is scanned again.
+The index is plain data (text, numbers, lists, dicts), and what is read is checked to be that
+and nothing else: a stale, foreign, damaged or truncated file is ignored and written anew.
+Nothing here can fail a help screen: a directory that cannot be written (or
+`COMPOSE_NO_CACHE=1`) means the file is scanned again. The directory is safe to delete.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
+import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Mapping
 
 from compose._shortcuts import SHORTCUTS
+from compose._syntax import CACHE_DIR_VARIABLE, NO_CACHE_VARIABLE
 
-_SUFFIX = ".compose-docs"
+_FOLDER = "docstrings"  # below the cache directory: each cache of compose in its own
+_SUFFIX = ".marshal"
 # What the stored tuple holds; bump it when its layout changes.
-_LAYOUT = 2  # 2: docstrings stored on one line
+_LAYOUT = 3  # 2: docstrings stored on one line; 3: in the cache directory, keyed by path
 
-# The layout, the source's mtime_ns and size, the scanner's mtime_ns and size.
-Key = tuple[int, int, int, int, int]
+# The layout, the source's path, mtime_ns and size, the scanner's mtime_ns and size.
+Key = tuple[int, str, int, int, int, int]
 Stored = dict[str, list[tuple[int, dict[str, str]]]]  # qualified name -> (first line, docstrings)
+
+
+def cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> str | None:
+    """Where compose keeps its caches: `$COMPOSE_CACHE_DIR`, else the platform's user cache
+    directory (`$XDG_CACHE_HOME/compose` or `~/.cache/compose`; `~/Library/Caches/compose` on
+    macOS; `%LOCALAPPDATA%\\compose\\Cache` on Windows). None when `COMPOSE_NO_CACHE` is set
+    (to anything but `0`), or no home directory is known."""
+    if environ.get(NO_CACHE_VARIABLE, "") not in ("", "0"):
+        return None
+    chosen = environ.get(CACHE_DIR_VARIABLE, "")
+    if chosen:
+        return chosen
+    home = os.path.expanduser("~")
+    if platform == "win32":
+        local = environ.get("LOCALAPPDATA", "") or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "compose", "Cache") if os.path.isabs(local) else None
+    if home == "~":  # no HOME, no password entry
+        return None
+    if platform == "darwin":
+        return os.path.join(home, "Library", "Caches", "compose")
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(home, ".cache")  # relative: ignored
+    return os.path.join(base, "compose")
 
 
 def key_of(source_file: str, scanner_file: str) -> Key | None:
@@ -43,7 +71,8 @@ def key_of(source_file: str, scanner_file: str) -> Key | None:
         scanner = _stat_once(scanner_file)
     except OSError:
         return None
-    return (_LAYOUT, source.st_mtime_ns, source.st_size, *scanner)
+    path = os.path.abspath(source_file)
+    return (_LAYOUT, path, source.st_mtime_ns, source.st_size, *scanner)
 
 
 @functools.cache
@@ -53,9 +82,9 @@ def _stat_once(scanner_file: str) -> tuple[int, int]:
     return found.st_mtime_ns, found.st_size
 
 
-def read(source_file: str, key: Key) -> Stored | None:
-    """The stored index of `source_file` if it was made from `key`, else None."""
-    path = _index_path(source_file)
+def read(key: Key) -> Stored | None:
+    """The stored index made from `key`, else None."""
+    path = _index_path(key)
     if path is None:
         return None
     try:
@@ -65,28 +94,51 @@ def read(source_file: str, key: Key) -> Stored | None:
             stored_key, classes = marshal.loads(stream.read())
     except (OSError, EOFError, ValueError, TypeError):
         return None
-    return classes if stored_key == key else None
+    return classes if stored_key == key and _is_index(classes) else None
 
 
-def write(source_file: str, key: Key, classes: Stored) -> None:
+def _is_index(classes: object) -> bool:
+    """Whether what was read is an index as `write` stores it: plain data of that layout and
+    nothing else (marshal can hold code; a file in a cache directory is not trusted to be ours)."""
+    if type(classes) is not dict:
+        return False
+    for name, statements in classes.items():
+        if type(name) is not str or type(statements) is not list:
+            return False
+        for statement in statements:
+            if type(statement) is not tuple or len(statement) != 2:
+                return False
+            line, docs = statement
+            if type(line) is not int or type(docs) is not dict:
+                return False
+            if not all(type(k) is str and type(v) is str for k, v in docs.items()):
+                return False
+    return True
+
+
+def write(key: Key, classes: Stored) -> None:
     """Store the index, whole or not at all (a temporary file renamed over the old one)."""
-    path = _index_path(source_file)
-    if path is None or sys.dont_write_bytecode:
+    path = _index_path(key)
+    if path is None:
         return
-    temporary = f"{path}.{os.getpid()}.tmp"
+    temporary = f"{path}.{os.urandom(6).hex()}.tmp"  # each writer its own, threads too
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temporary, "wb") as stream:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(temporary, "xb") as stream:
             stream.write(marshal.dumps((key, classes)))
         os.replace(temporary, path)
-    except (OSError, ValueError):  # read-only, or a value marshal can't store
+    except (OSError, ValueError):  # not writable, or a value marshal can't store
         with contextlib.suppress(OSError):
             os.remove(temporary)
 
 
-def _index_path(source_file: str) -> str | None:
-    try:
-        bytecode = importlib.util.cache_from_source(source_file)
-    except (NotImplementedError, ValueError):  # no cache tag, or not a .py path
+def _index_path(key: Key) -> str | None:
+    """`CACHE/docstrings/NAME-DIGEST.marshal`: one file per source path (the digest), named
+    for a person looking in (the file's stem)."""
+    directory = cache_dir()
+    if directory is None:
         return None
-    return os.path.splitext(bytecode)[0] + _SUFFIX
+    source = key[1]
+    digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    stem = os.path.splitext(os.path.basename(source))[0]
+    return os.path.join(directory, _FOLDER, f"{stem}-{digest}{_SUFFIX}")

@@ -25,12 +25,14 @@ import keyword
 import linecache
 import re
 import sys
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._schema import docindex as _docindex
+from compose._schema.memo import memoize
 from compose._shortcuts import SHORTCUTS
 
 
@@ -64,7 +66,7 @@ def field_docstring(model: type[BaseModel], name: str) -> str:
     return _model_docstrings(model).get(name, "")
 
 
-@functools.cache
+@memoize
 def _model_docstrings(model: type[BaseModel]) -> dict[str, str]:
     """Every field docstring of `model` (a subclass's over its bases'), gathered once a model:
     help asks for each field, and walking the bases for each was ~7k instructions a field."""
@@ -77,13 +79,10 @@ def _model_docstrings(model: type[BaseModel]) -> dict[str, str]:
     return found
 
 
-@functools.cache
+@memoize
 def _class_docstrings(cls: type) -> dict[str, str]:
     module = sys.modules.get(cls.__module__)
-    file = _source_file(module) if module is not None else None
-    if file is None:
-        return {}
-    statements = _classes_of(file, module).get(cls.__qualname__, [])
+    statements = _module_classes(module).get(cls.__qualname__, []) if module is not None else []
     # Python 3.13 records where a class starts, telling apart classes of the same name (say, in
     # both branches of an `if`); before that, `inspect` takes the first, and so do we.
     first_line = cls.__dict__.get("__firstlineno__")
@@ -91,23 +90,31 @@ def _class_docstrings(cls: type) -> dict[str, str]:
     return chosen[0].docstrings if chosen else {}
 
 
-@functools.cache
-def _classes_of(file: str, module: Any) -> Classes:
-    """`module_classes`, checked against the file once a process, not once a class: its key
-    costs a `stat`, and a schema's forty classes share five files."""
-    return module_classes(file, module)
-
-
-@functools.cache
-def _source_file(module: Any) -> str | None:
-    """The source file of a module's classes, as `inspect` finds it; asked once a module (26k
-    instructions a call, and a schema's classes share a few modules)."""
+def _module_classes(module: Any) -> Classes:
+    """The classes of a module's source, read once a module, not once a class: finding the
+    file costs 26k instructions and checking it a `stat`, and a schema's forty classes share
+    five modules. Kept by the module object, weakly (a file name is no key: `python a.py` in
+    two directories runs two `__main__`s from `a.py`)."""
     try:
-        return inspect.getsourcefile(module)
+        return _READ[module]
+    except KeyError:
+        pass
+    except TypeError:  # no weak reference to it: `sys.modules` may hold any object
+        return _read_module(module)
+    found = _READ[module] = _read_module(module)
+    return found
+
+
+def _read_module(module: Any) -> Classes:
+    try:
+        file = inspect.getsourcefile(module)
     except TypeError:  # built in, or no file (a REPL, `python -c`)
-        return None
+        return {}
+    return {} if file is None else module_classes(file, module)
 
 
+# Module -> its classes: plain data, which holds no module, so an unused module is freed.
+_READ: weakref.WeakKeyDictionary[Any, Classes] = weakref.WeakKeyDictionary()
 _SCANNED: dict[str, tuple[list[str], Classes]] = {}
 _INDEXED: dict[str, tuple[_docindex.Key, Classes]] = {}
 
@@ -121,13 +128,13 @@ def module_classes(file: str, module: Any = None) -> Classes:
     known = _INDEXED.get(file)
     if known is not None and known[0] == key:
         return known[1]
-    stored = _docindex.read(file, key)
+    stored = _docindex.read(key)
     if stored is not None:
         found = {name: [ClassDocs(*c) for c in statements] for name, statements in stored.items()}
     else:
         found = _read_and_scan(file, module)
         plain = {name: [(c.line, c.docstrings) for c in s] for name, s in found.items()}
-        _docindex.write(file, key, plain)
+        _docindex.write(key, plain)
     _INDEXED[file] = (key, found)
     return found
 

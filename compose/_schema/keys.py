@@ -4,13 +4,13 @@ schema has, the did-you-mean of a key it lacks, and the error that says so.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel
 
+from compose._schema.memo import memoize
 from compose._schema.plan import NO_DEFAULT, field_default, plan_of, section_model
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import dotted, kebab_case, snake_case
@@ -137,7 +137,7 @@ def _leaf(flag: str) -> str:
     return flag.rpartition(".")[2].removeprefix("--")
 
 
-@functools.lru_cache(maxsize=64)
+@memoize
 def all_flags(model: type[BaseModel]) -> list[str]:
     """Every flag of a schema (all union variants, list elements as index 0), for did-you-mean."""
     return sorted(set(_flags(model, "--", 0, ())))

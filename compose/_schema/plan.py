@@ -8,7 +8,6 @@ showing one as a flag, `compose._schema.keys`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._schema.docstrings import field_docstring, one_line
+from compose._schema.memo import memoize
 from compose._schema.shape import Kind, Shape, innermost, section_models, shape_of_field
 from compose._syntax import snake_case
 
@@ -81,7 +81,7 @@ def _class_summary(shape: Shape) -> str:
 
 
 class ModelPlan:
-    """A model's fields, planned once per class (`plan_of`)."""
+    """A model's fields, planned once per class (`plan_of`, kept on the class)."""
 
     def __init__(
         self,
@@ -102,7 +102,7 @@ class ModelPlan:
         return self._holds_secrets
 
 
-@functools.cache
+@memoize
 def plan_of(model: type[BaseModel]) -> ModelPlan:
     fields = {
         name: FieldPlan(model, name, info, shape_of_field(info))
@@ -141,7 +141,7 @@ def models_below(
             stack.extend(below(plan.shape))
 
 
-@functools.cache
+@memoize
 def tag_names(model: type[BaseModel]) -> frozenset[str]:
     """What the last segment of a flag that sets a union's tag can be: every discriminator field
     name below `model`, and every old key of a rename that leads to a field of such a name. The
@@ -180,7 +180,7 @@ def field_name(model: type[BaseModel], segment: str) -> str | None:
     return aliases.get(segment) or aliases.get(snake)
 
 
-@functools.cache
+@memoize
 def aliases_of(model: type[BaseModel]) -> dict[str, str]:
     """Every other key a field of `model` is validated under -> the field's name: its
     `validation_alias` names (plain strings; alias paths are no keys) and its `alias`.

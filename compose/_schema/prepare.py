@@ -20,11 +20,11 @@ be the user's own).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from pydantic import BaseModel
 
+from compose._schema.memo import memoize
 from compose._schema.plan import NO_DEFAULT, aliases_of, default_tag, input_keys, plan_of
 from compose._schema.shape import ANY, Kind, Shape
 from compose._shortcuts import SHORTCUTS
@@ -35,19 +35,20 @@ PREPARES_ITSELF = "__compose_prepares__"  # set on `BaseConfig`: see `compose._s
 
 # (a key the data may use, the field's shape, the tag a table without one gets)
 _Entry = tuple[str, Shape, Any]
+# What `prepare_fields` reads of a model, once per class: see `_preparation`.
+_Preparation = tuple[tuple[tuple[str, str], ...], tuple[_Entry, ...], frozenset[str] | None]
 
 
 def prepare_fields(model: type[BaseModel], data: Any) -> Any:
     """`data` for `model` with the two rules applied to its fields (a copy if any changed)."""
     if not isinstance(data, dict):
         return data
-    for name, key in _renamed_for_validation(model):
+    renamed, entries, known = _preparation(model)
+    for name, key in renamed:
         if name in data and key not in data:
             data = {(key if k == name else k): v for k, v in data.items()}
-    changed: dict[str, Any] | None = None
-    if model.model_config.get("extra") == "allow":  # an extra key is untyped: it admits None
-        changed = _extra_nones(model, data)
-    for key, shape, tag in _changing_entries(model) if SHORTCUTS else _entries(model):
+    changed = _extra_nones(known, data) if known is not None else None
+    for key, shape, tag in entries:
         value = data.get(key, _ABSENT)
         if value is _ABSENT:
             continue
@@ -59,13 +60,22 @@ def prepare_fields(model: type[BaseModel], data: Any) -> Any:
     return data if changed is None else {**data, **changed}
 
 
-def _extra_nones(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any] | None:
-    fields = _keys(model)
+@memoize
+def _preparation(model: type[BaseModel]) -> _Preparation:
+    """What `prepare_fields` reads of `model`, once a class (it runs for every section that is
+    validated): the fields to hand Pydantic under another key, the fields either rule may
+    concern, and, where the model allows extra keys, every key a field is known by (an extra
+    key is untyped: it admits None)."""
+    allows_extra = model.model_config.get("extra") == "allow"
+    entries = _changing_entries(model) if SHORTCUTS else _entries(model)
+    return _renamed_for_validation(model), entries, _keys(model) if allows_extra else None
+
+
+def _extra_nones(fields: frozenset[str], data: dict[str, Any]) -> dict[str, Any] | None:
     nones = {k: None for k, v in data.items() if v == NONE_TEXT and k not in fields}
     return nones or None
 
 
-@functools.cache
 def _keys(model: type[BaseModel]) -> frozenset[str]:
     """Every key a field of `model` is known by: its name, or an alias."""
     return frozenset(model.model_fields.keys() | aliases_of(model).keys())
@@ -127,7 +137,7 @@ def _elements(value: list[Any], item: Shape) -> list[Any]:
     return value if all(a is b for a, b in zip(new, value, strict=True)) else new
 
 
-@functools.cache
+@memoize
 def _may_change(shape: Shape) -> bool:
     """Whether a value of `shape` may need either rule below the field's own level (elements
     of `list[str]` never do: a section class that prepares itself is not looked into)."""
@@ -147,7 +157,6 @@ def prepares_itself(model: type[BaseModel]) -> bool:
     return bool(getattr(model, PREPARES_ITSELF, False))
 
 
-@functools.cache
 def _entries(model: type[BaseModel]) -> tuple[_Entry, ...]:
     """The fields of `model`, under every key the data may use."""
     entries: list[_Entry] = []
@@ -158,7 +167,6 @@ def _entries(model: type[BaseModel]) -> tuple[_Entry, ...]:
     return tuple(entries)
 
 
-@functools.cache
 def _changing_entries(model: type[BaseModel]) -> tuple[_Entry, ...]:
     """The entries either rule may concern: the others would come back as they are."""
     return tuple(entry for entry in _entries(model) if _may_change(entry[1]))
@@ -169,7 +177,6 @@ def _keys_of(name: str, info: Any) -> list[str]:
     return [name, *(key for key in input_keys(info) if key != name)]
 
 
-@functools.cache
 def _renamed_for_validation(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
     """(name, key) for each field Pydantic takes under other keys only (an alias without
     `validate_by_name`): composition keys fields by name, validation gets the key it takes."""

@@ -2,13 +2,13 @@
 
 Merging, CLI conversion and binding need only a few facts about a type: is it a section (a
 model), a choice of sections (a discriminated union), a list, a dict, a bool, text, another
-scalar, or anything; does it admit None. `shape_of` computes them once per annotation.
+scalar, or anything; does it admit None. `shape_of` computes them once per annotation of
+built-in types and per model class; others once per field (a class's plan is made once).
 """
 
 from __future__ import annotations
 
 import enum
-import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Literal, Union
 from pydantic import BaseModel, Discriminator
 from pydantic.fields import FieldInfo
 
+from compose._schema.memo import MEMO_ATTR, memoize
 from compose._schema.strategies import Merge, strategy_in, strategy_of
 
 
@@ -61,8 +62,8 @@ class Shape:
 
     A plain class (see `compose._schema.plan` on the cost of defining classes): a named tuple of
     twelve fields costs 8x as much to define, paid by every schema import and every `--help`.
-    Shapes are never compared, and hashed only by identity (caches keyed on a schema's shapes,
-    which live as long as its plans)."""
+    Shapes are never compared, and hashed only by identity: what is computed about a shape is
+    kept on it (`compose._schema.memo`), and lives as long as the plan that holds it."""
 
     def __init__(
         self,
@@ -103,6 +104,7 @@ class Shape:
             raise TypeError(f"Shape.replace takes no {', '.join(sorted(changes))}")
         new = Shape.__new__(Shape)
         new.__dict__.update(self.__dict__, **changes)
+        new.__dict__.pop(MEMO_ATTR, None)  # what was learnt of this shape is not of the new one
         new.sections = _sections_held(new)
         return new
 
@@ -156,9 +158,57 @@ def shape_of_field(info: FieldInfo) -> Shape:
     return shape if strategy is None else with_strategy(shape, strategy, annotation)
 
 
-@functools.cache
 def shape_of(annotation: Any, discriminator: str | None = None) -> Shape:
-    """The shape of an annotation (cached: annotations repeat across a schema)."""
+    """The shape of an annotation, made once for annotations of built-in types only (`int`,
+    `str | None`, `list[str]`: most fields) and for model classes (kept on the class). Any other
+    is made each time it is asked, which is once per field: plans are made once a class, and a
+    cache keyed by `list[Section]` would keep `Section` alive for ever."""
+    key = (annotation, discriminator)
+    try:
+        return _BUILTIN_SHAPES[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable annotation: never kept
+        return _shape_of(annotation, discriminator)
+    shape = _shape_of(annotation, discriminator)
+    if _of_builtins(annotation):
+        if len(_BUILTIN_SHAPES) >= _MAX_BUILTIN_SHAPES:
+            _BUILTIN_SHAPES.clear()  # a bound for processes that make annotations on the fly
+        _BUILTIN_SHAPES[key] = shape
+    return shape
+
+
+# (annotation, discriminator) -> its shape, for annotations of built-in types only: plain
+# values, which hold nothing of the user's (`_of_builtins`).
+_BUILTIN_SHAPES: dict[tuple[Any, str | None], Shape] = {}
+_MAX_BUILTIN_SHAPES = 4096
+_LITERAL_TYPES = (str, int, bool, bytes, type(None))
+
+
+def _of_builtins(annotation: Any) -> bool:
+    """Whether an annotation is made of built-in types and literal text and numbers only
+    (`int`, `list[str]`, `Literal["a", 1]`, `str | None`): nothing a user defines, so nothing
+    a cache keyed by it keeps alive. `Annotated` metadata may be anything: never."""
+    origin = typing.get_origin(annotation)
+    if origin is None:
+        return (
+            annotation is Any
+            or annotation is None
+            or annotation is Ellipsis  # `tuple[int, ...]`
+            or (isinstance(annotation, type) and _builtin(annotation))
+        )
+    args = typing.get_args(annotation)
+    if origin is Literal:
+        return all(type(value) in _LITERAL_TYPES for value in args)
+    known = origin is Union or origin is types.UnionType or _builtin(origin)
+    return known and all(_of_builtins(arg) for arg in args)
+
+
+def _builtin(tp: Any) -> bool:
+    return getattr(tp, "__module__", None) == "builtins"
+
+
+def _shape_of(annotation: Any, discriminator: str | None) -> Shape:
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:  # asked once here: most annotations are not
         strategy = strategy_of(annotation)
@@ -215,7 +265,7 @@ def _plain_shape(annotation: Any, origin: Any) -> Shape:
     if origin is Literal:
         return _literal_shape(typing.get_args(annotation))
     if is_model(annotation):
-        return Shape(Kind.MODEL, model=annotation, label=annotation.__name__)
+        return model_shape(annotation)
     container = origin or annotation
     if isinstance(container, type) and issubclass(container, Mapping):
         args = typing.get_args(annotation)
@@ -224,6 +274,13 @@ def _plain_shape(annotation: Any, origin: Any) -> Shape:
     if isinstance(container, type) and _is_sequence(container):
         return Shape(Kind.LIST, item=_item_shape(container, annotation), label="LIST")
     return _scalar_shape(annotation)
+
+
+@memoize
+def model_shape(model: type[BaseModel]) -> Shape:
+    """The shape of a model class, one per class: a schema's root shape keeps what was learnt
+    walking it (`compose._schema.walk`)."""
+    return Shape(Kind.MODEL, model=model, label=model.__name__)
 
 
 def _is_sequence(container: type) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._schema.keys import cli_key, unknown_key
+from compose._schema.memo import memoize
 from compose._schema.plan import (
     NO_DEFAULT,
     field_default,
@@ -69,13 +70,15 @@ def walk(
     An old key declared with `renamed` continues along its new path; the target says so. A key
     no field names is an `UnknownKeyError`; with `passthrough`, the walk goes on below it as
     through untyped data (snake_case keys), and the target says where (`Target.unchecked`).
-    Walks are kept per schema: flags repeat across calls, and a walk is most of what a flag
-    costs. A path through models, lists and dicts only is the same whatever the tree. One
-    through union sections is the same wherever each union has the variant it had: a kept
-    walk holds the choices it made, and serves a tree in which each comes out the same.
+    Walks are kept on the schema's root shape (so they go with the schema): flags repeat
+    across calls, and a walk is most of what a flag costs. A path through models, lists and
+    dicts only is the same whatever the tree. One through union sections is the same wherever
+    each union has the variant it had: a kept walk holds the choices it made, and serves a
+    tree in which each comes out the same.
     """
-    key = (id(root), tuple(segments))  # an entry holds its root: the id stays that root's
-    kept = _WALKS.get(key) if SHORTCUTS else None
+    walks = _kept_walks(root)
+    key = tuple(segments)
+    kept = walks.get(key) if SHORTCUTS else None
     if kept is not None:
         for entry in kept:
             if entry.holds_for(tree):
@@ -88,11 +91,11 @@ def walk(
         target, _ = _walk(root, segments, tree, shown, passthrough=True)
         return target  # kept for no other tree: it read what no class declares
     if SHORTCUTS and choices is not None:
-        if len(_WALKS) >= _MAX_WALKS:
-            _WALKS.clear()  # a bound for long-lived processes that see many flags
-        kept = _WALKS.setdefault(key, [])
+        if len(walks) >= _MAX_WALKS:
+            walks.clear()  # a bound for long-lived processes that see many flags
+        kept = walks.setdefault(key, [])
         kept[: len(kept) - _MAX_VARIANT_WALKS + 1] = []  # a bound on variants kept per path
-        kept.append(_KeptWalk(root, target, choices))
+        kept.append(_KeptWalk(target, choices))
     return target
 
 
@@ -112,8 +115,7 @@ class _Choice:
 class _KeptWalk:
     """A walk's target, with the union choices that led to it (none: it holds for any tree)."""
 
-    def __init__(self, root: Shape, target: Target, choices: tuple[_Choice, ...]) -> None:
-        self.root = root  # keeps the root alive, so that its id in the key stays its own
+    def __init__(self, target: Target, choices: tuple[_Choice, ...]) -> None:
         self.target = target
         self.choices = choices
 
@@ -131,10 +133,13 @@ class _KeptWalk:
         return True
 
 
-_WALKS: dict[tuple[int, tuple[str, ...]], list[_KeptWalk]] = {}
+@memoize
+def _kept_walks(root: Shape) -> dict[tuple[str, ...], list[_KeptWalk]]:
+    """The walks kept for a schema's root shape: segments -> the walks that reached a target."""
+    return {}
 
 
-_MAX_WALKS = 4096
+_MAX_WALKS = 4096  # per schema
 
 
 _MAX_VARIANT_WALKS = 4

@@ -10,6 +10,7 @@ import json
 import marshal
 import math
 import os
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -21,8 +22,10 @@ from hypothesis import strategies as st
 from schemas import RLConfig
 
 from compose import BaseConfig, HelpRequested, cli, parse
+from compose._cli import entry
+from compose._output.help import HelpScreen, plain_help
 from compose._output.plain import json_text
-from compose._schema import docstrings
+from compose._schema import docindex, docstrings
 
 
 def help_text(schema: type[BaseConfig], *argv: str) -> str:
@@ -252,13 +255,13 @@ def test_a_class_of_pydantic_itself_is_not_read() -> None:
 
 
 @pytest.fixture
-def bytecode_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Indexes written under a prefix of our own, as `PYTHONPYCACHEPREFIX` would put them."""
-    prefix = tmp_path / "pycache"
-    monkeypatch.setattr(sys, "pycache_prefix", str(prefix))
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    monkeypatch.setattr(docstrings, "_INDEXED", {})  # as in a new process
-    return prefix
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Indexes written under a cache directory of the test's own, as in a new process."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("COMPOSE_CACHE_DIR", str(cache))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # the index never heeds it
+    monkeypatch.setattr(docstrings, "_INDEXED", {})
+    return cache
 
 
 def _schema_module(tmp_path: Path, doc: str) -> Path:
@@ -285,67 +288,157 @@ def _new_process() -> None:
     docstrings._SCANNED.clear()
 
 
+def _docs(module: Path) -> dict[str, str]:
+    return docstrings.module_classes(str(module))["A"][0].docstrings
+
+
 @pytest.mark.shortcuts
 def test_the_index_is_written_once_and_read_by_the_next_process(
-    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = _schema_module(tmp_path, "Indexed.")
-    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Indexed."}
-    (index,) = bytecode_dir.rglob("schema_mod.*.compose-docs")
+    assert _docs(module) == {"x": "Indexed."}
+    (index,) = cache_dir.rglob("schema_mod-*")
     _new_process()
     scans = _counted_scans(monkeypatch)
-    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Indexed."}
+    assert _docs(module) == {"x": "Indexed."}
     assert scans == []  # read from the index, not scanned
     assert index.exists()
 
 
-def test_an_edited_source_is_scanned_again(tmp_path: Path, bytecode_dir: Path) -> None:
+@pytest.mark.shortcuts  # the index and the bare-help path are shortcuts (docs/08)
+def test_nothing_is_written_beside_the_sources_or_their_bytecode(tmp_path: Path) -> None:
+    """An app's help, in a process that writes bytecode: `__pycache__` holds Python's `.pyc`
+    files only, and the index is in the cache directory."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "schema_mod.py").write_text(
+        "from compose import BaseConfig\n\nclass Config(BaseConfig):\n    size: int = 3\n"
+        '    """How big."""\n'
+    )
+    (src / "app.py").write_text(
+        "from compose import cli\nfrom schema_mod import Config\ncli(Config)\n"
+    )
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(COMPOSE_CACHE_DIR=str(cache), NO_COLOR="1")
+    for _ in range(2):  # the second run reads the index
+        code, out, _ = run_command([sys.executable, str(src / "app.py"), "--help"], env=env)
+        assert (code, "How big." in out) == (0, True)
+    written = sorted(str(path.relative_to(src)) for path in src.rglob("*") if path.is_file())
+    assert written == [
+        f"__pycache__/schema_mod.{sys.implementation.cache_tag}.pyc",
+        "app.py",
+        "schema_mod.py",
+    ]
+    assert "schema_mod" in [path.name.split("-")[0] for path in cache.rglob("*.marshal")]
+
+
+def test_an_edited_source_is_scanned_again(tmp_path: Path, cache_dir: Path) -> None:
     """In the same process too (a schema module reloaded after an edit)."""
     module = _schema_module(tmp_path, "Before.")
-    docstrings.module_classes(str(module))
+    _docs(module)
     module.write_text(module.read_text().replace("Before.", "After!!"))  # the same size
     stat = module.stat()
     os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "After!!"}
+    assert _docs(module) == {"x": "After!!"}
+
+
+def test_a_source_at_another_path_does_not_read_this_ones_index(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    """Same name, same size, same time: the index is of a path, not of a file name."""
+    module = _schema_module(tmp_path, "First.")
+    _docs(module)
+    other = tmp_path / "other" / "src" / "schema_mod.py"
+    other.parent.mkdir(parents=True)
+    other.write_text(module.read_text().replace("First.", "Other."))
+    stat = module.stat()
+    os.utime(other, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert _docs(other) == {"x": "Other."}
+
+
+def _stored_key(module: Path) -> docindex.Key:
+    key = docindex.key_of(str(module), docstrings.__file__)
+    assert key is not None
+    return key
 
 
 @pytest.mark.shortcuts
 @pytest.mark.parametrize(
-    "content", [b"", b"not marshal", b"\xe3\x00", marshal.dumps(5), marshal.dumps(("k", {}))]
+    "content",
+    [
+        b"",
+        b"not marshal",
+        b"\xe3\x00",
+        marshal.dumps(5),
+        marshal.dumps(("k", {})),
+        "truncated",
+        "foreign key",
+        "not plain data",
+    ],
 )
-def test_a_damaged_index_is_scanned_again(
-    tmp_path: Path, bytecode_dir: Path, content: bytes
+def test_a_damaged_index_is_ignored_and_written_again(
+    tmp_path: Path, cache_dir: Path, content: bytes | str
 ) -> None:
     module = _schema_module(tmp_path, "Survives.")
-    docstrings.module_classes(str(module))
-    (index,) = bytecode_dir.rglob("schema_mod.*.compose-docs")
+    _docs(module)
+    (index,) = cache_dir.rglob("schema_mod-*")
+    key = _stored_key(module)
+    if content == "truncated":
+        content = index.read_bytes()[:-3]
+    elif content == "foreign key":  # another source's index, or another version's
+        content = marshal.dumps(((*key[:2], 0, 0, 0, 0), {"A": [(1, {"x": "Foreign."})]}))
+    elif content == "not plain data":  # an index of the right key holding code, say
+        content = marshal.dumps((key, {"A": [(1, {"x": (lambda: 0).__code__})]}))
+    assert isinstance(content, bytes)
     index.write_bytes(content)
     _new_process()
-    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Survives."}
+    assert _docs(module) == {"x": "Survives."}
+    _new_process()
+    assert docindex.read(key) == {"A": [(1, {"x": "Survives."})]}  # written again
 
 
-def test_no_index_is_written_where_bytecode_is_not(
-    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.shortcuts  # the index and the bare-help path are shortcuts (docs/08)
+def test_deleting_the_cache_directory_is_safe(tmp_path: Path, cache_dir: Path) -> None:
+    module = _schema_module(tmp_path, "Kept.")
+    _docs(module)
+    shutil.rmtree(cache_dir)
+    _new_process()
+    assert _docs(module) == {"x": "Kept."}
+    assert list(cache_dir.rglob("schema_mod-*"))  # made again
+
+
+@pytest.mark.shortcuts  # the index and the bare-help path are shortcuts (docs/08)
+def test_no_cache_is_read_or_written_with_compose_no_cache(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     module = _schema_module(tmp_path, "Unwritten.")
-    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Unwritten."}
-    assert not list(bytecode_dir.rglob("*.compose-docs"))
+    monkeypatch.setenv("COMPOSE_NO_CACHE", "1")
+    assert _docs(module) == {"x": "Unwritten."}
+    assert not cache_dir.exists()
+    monkeypatch.delenv("COMPOSE_NO_CACHE")
+    _docs(module)  # an index now
+    _new_process()
+    monkeypatch.setenv("COMPOSE_NO_CACHE", "1")
+    scans = _counted_scans(monkeypatch)
+    docstrings.module_classes(str(module))
+    assert len(scans) == 1  # not read either
 
 
 def test_an_unwritable_cache_directory_still_gives_help(
-    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "a-file"))
+    monkeypatch.setenv("COMPOSE_CACHE_DIR", str(tmp_path / "a-file"))
     (tmp_path / "a-file").write_text("not a directory")
     module = _schema_module(tmp_path, "Unwritable.")
-    assert docstrings.module_classes(str(module))["A"][0].docstrings == {"x": "Unwritable."}
+    assert _docs(module) == {"x": "Unwritable."}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "src"]  # no temporary left
 
 
 @pytest.mark.shortcuts
 def test_a_new_scanner_does_not_read_an_old_index(
-    tmp_path: Path, bytecode_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The index is keyed by the scanner's own file too: upgrading compose rescans."""
     module = _schema_module(tmp_path, "Old scanner.")
@@ -357,6 +450,28 @@ def test_a_new_scanner_does_not_read_an_old_index(
     scans = _counted_scans(monkeypatch)
     docstrings.module_classes(str(module))
     assert len(scans) == 1
+
+
+@pytest.mark.parametrize(
+    ("environ", "platform", "expected"),
+    [
+        ({"COMPOSE_CACHE_DIR": "/c"}, "linux", "/c"),
+        ({"COMPOSE_CACHE_DIR": "/c", "COMPOSE_NO_CACHE": "1"}, "linux", None),
+        ({"COMPOSE_NO_CACHE": "0"}, "linux", "~/.cache/compose"),
+        ({}, "linux", "~/.cache/compose"),
+        ({"XDG_CACHE_HOME": "/xdg"}, "linux", "/xdg/compose"),
+        ({"XDG_CACHE_HOME": "relative"}, "linux", "~/.cache/compose"),  # the spec: ignored
+        ({}, "darwin", "~/Library/Caches/compose"),
+        ({"LOCALAPPDATA": "/local"}, "win32", "/local/compose/Cache"),
+        ({}, "win32", "~/AppData/Local/compose/Cache"),
+    ],
+)
+def test_the_cache_directory_of_each_platform(
+    environ: dict[str, str], platform: str, expected: str | None
+) -> None:
+    home = os.path.expanduser("~")
+    found = docindex.cache_dir(environ, platform)
+    assert found == (expected.replace("~", home, 1).replace("/", os.sep) if expected else None)
 
 
 # --- a bare --help does not import the engine --------------------------------------------------
@@ -372,13 +487,26 @@ def test_cli_help_equals_parse_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert capsys.readouterr().out == asked.value.text, argv
 
 
+@pytest.mark.shortcuts  # the index and the bare-help path are shortcuts (docs/08)
 @pytest.mark.parametrize("enabled", [True, False])
 @pytest.mark.parametrize(("argv", "code"), [(["--help"], 0), (["--help", "no.such"], 2)])
 def test_help_leaves_the_garbage_collector_as_it_found_it(
-    enabled: bool, argv: list[str], code: int, capsys: pytest.CaptureFixture[str]
+    enabled: bool,
+    argv: list[str],
+    code: int,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Help is drawn with the collector paused; the app's own setting is back afterwards, also
-    when the section asked for does not exist."""
+    """Help never switches the collector (a process-wide setting) on or off, whether the
+    section asked for exists or not: the app's own setting holds while help is drawn, and
+    after."""
+    during: list[bool] = []
+
+    def drawn(screen: HelpScreen) -> str:
+        during.append(gc.isenabled())
+        return plain_help(screen)
+
+    monkeypatch.setattr(entry, "plain_help", drawn)
     was_enabled = gc.isenabled()
     gc.enable() if enabled else gc.disable()
     try:
@@ -389,6 +517,7 @@ def test_help_leaves_the_garbage_collector_as_it_found_it(
         gc.enable() if was_enabled else gc.disable()
     assert exited.value.code == code
     assert ("--trainer.optim" in capsys.readouterr().out) is (code == 0)
+    assert during == ([enabled] if code == 0 else [])
 
 
 @pytest.mark.shortcuts
