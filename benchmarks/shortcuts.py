@@ -56,23 +56,18 @@ SHORTCUTS_BY_NAME = {
     "quick-references": "compose._interp.evaluate",
     "resolve-below": "compose._merge.composed",
     "none-walk": "compose._api",
-    "json-checks": "compose._input.json",
     "toml-depth-count": "compose._input.files",
     "plain-merge": "compose._merge.tables",
     "kept-walks": "compose._schema.walk",
     "tags-by-name": "compose._merge.flags",
-    "flag-numbers": "compose._schema.coerce",
     "prepare-fields": "compose._schema.prepare",
     "rename-fields": "compose._merge.renames",
     "interpolated-defaults": "compose._merge.defaults",
-    "secret-fields": "compose._schema.secrets",
-    "docstring-scan": "compose._schema.docstrings",
     "docstring-index": "compose._schema.docindex",
-    "help-json": "compose._output.plain",
     "bare-help": "compose._cli.entry",
 }
 # Those only `--help` reaches: measured on `rl --help`, not in process
-COLD = ("docstring-scan", "docstring-index", "help-json", "bare-help")
+COLD = ("docstring-index", "bare-help")
 WARM = tuple(name for name in SHORTCUTS_BY_NAME if name not in COLD)
 
 WORKLOADS = (
