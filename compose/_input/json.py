@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from compose._input.documents import nulls_as_text, top_table
-from compose._shortcuts import SHORTCUTS
 from compose._syntax import dotted
 from compose._tree import MAX_DEPTH, KeyPath, too_deep
 from compose.errors import SourceError
@@ -37,11 +36,9 @@ def parse_json(shown: str, text: str) -> dict[str, Any]:
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
         raise SourceError(f"invalid JSON: {error}", origin=shown) from None
     table = top_table(shown, value, "an object")
-    may_nest = not SHORTCUTS or text.count("[") + text.count("{") > MAX_DEPTH
-    if may_nest and too_deep(table):
+    if too_deep(table):
         raise SourceError(f"objects or arrays nested deeper than {MAX_DEPTH} levels", origin=shown)
-    if not SHORTCUTS or "null" in text:
-        nulls_as_text(table)
+    nulls_as_text(table)
     return table
 
 

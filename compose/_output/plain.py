@@ -1,14 +1,14 @@
 """Models and values as plain data (dicts, lists, scalars): what dumps write and help shows.
 
 Apart from `compose._output.toml` so that help, which shows list and dict defaults this way,
-does not import the TOML writer (and with it `json` and two regexes) to draw a screen.
+does not import the TOML writer (and with it two regexes) to draw a screen.
 """
 
 from __future__ import annotations
 
 import enum
-import math
-from collections.abc import Iterable, Mapping
+import json
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
@@ -16,7 +16,6 @@ from typing import Any
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from compose._schema.secrets import FromEnvironment, Verbatim
-from compose._shortcuts import SHORTCUTS
 from compose._syntax import NONE_TEXT, SECRET_MASK
 
 __all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
@@ -77,14 +76,7 @@ def _scalar_data(value: Any) -> Any:
 
 
 def json_text(data: Any) -> str:
-    """`json.dumps(data, default=str)` for plain data. `json` is imported only for text that
-    it must escape and values it writes its own way: help shows list and dict defaults as JSON,
-    and importing `json` was 5M instructions (about 2 ms) of a cold `--help`."""
-    text = _simple_json(data) if SHORTCUTS else None
-    if text is not None:
-        return text
-    import json  # noqa: PLC0415  # see above: off the common path
-
+    """Plain data as JSON, as help shows list and dict defaults."""
     return json.dumps(data, default=str)
 
 
@@ -92,35 +84,3 @@ def plain_text(text: str) -> bool:
     """True if JSON (and a TOML basic string) writes `text` as it is between double quotes:
     printable ASCII, without a quote or a backslash."""
     return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
-
-
-def _simple_json(data: Any) -> str | None:
-    """What `json.dumps` writes for `data`, where that is plain to tell, else None."""
-    kind = type(data)
-    if kind is str:
-        return f'"{data}"' if plain_text(data) else None
-    if kind is bool:
-        return "true" if data else "false"
-    if data is None:
-        return "null"
-    if kind is int or (kind is float and math.isfinite(data)):
-        return repr(data)
-    if kind is list:
-        items = _all_simple(data)
-        return None if items is None else "[" + ", ".join(items) + "]"
-    if kind is dict and all(type(key) is str for key in data):
-        keys, values = _all_simple(data), _all_simple(data.values())
-        if keys is None or values is None:
-            return None
-        return "{" + ", ".join(f"{k}: {v}" for k, v in zip(keys, values, strict=True)) + "}"
-    return None
-
-
-def _all_simple(items: Iterable[Any]) -> list[str] | None:
-    texts = []
-    for item in items:
-        text = _simple_json(item)
-        if text is None:
-            return None
-        texts.append(text)
-    return texts

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import enum
 import json
-import re
 from typing import Any
 
 import tomli
 
 from compose._schema.shape import Kind, Shape
-from compose._shortcuts import SHORTCUTS
 from compose._syntax import INTERPOLATION, NONE_TEXT
 from compose._tree import MAX_DEPTH, too_deep
 from compose.errors import ArgvError, ConfigValidationError
@@ -226,16 +224,6 @@ def parse_toml_value(text: str) -> Any:
     if not text or text[0] not in "+-0123456789.tfin[\"'":
         return None
     try:
-        if SHORTCUTS and _TOML_INT.fullmatch(text):  # plain numbers, most flags: as tomli reads
-            return int(text)
-        if SHORTCUTS and _TOML_FLOAT.fullmatch(text):
-            return float(text)
         return tomli.loads(f"v = {text}")["v"]
     except (tomli.TOMLDecodeError, RecursionError, ValueError):
         return None  # ValueError: an integer longer than Python converts
-
-
-# TOML's decimal integers and floats, without underscores (no leading zeros); exponents too:
-# learning rates are written `1e-5`
-_TOML_INT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
-_TOML_FLOAT = re.compile(r"[+-]?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")

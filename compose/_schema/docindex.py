@@ -1,17 +1,17 @@
 """The docstring index of a source file, kept in compose's own cache directory.
 
-Scanning a schema's modules for field docstrings is most of what `--help` costs once Pydantic
+Parsing a schema's modules for field docstrings is most of what `--help` costs once Pydantic
 and the schema are imported (33M of the 71M instructions cold `rl --help` spends past importing
-its schema, callgrind). The scan's result depends only on the file's text and on the scanner,
+its schema, callgrind). What the parse finds depends only on the file's text and on the scanner,
 so it is stored in the user's cache directory (`cache_dir`), one file per source, written with
 `marshal` and checked on every read against what it was made from: the source's path,
-modification time and size, and the scanner's own file (so a new version of compose never
+modification time and size, and the reader's own file (so a new version of compose never
 reads an old index). Nothing is ever written beside the user's sources or bytecode.
 
 The index is plain data (text, numbers, lists, dicts), and what is read is checked to be that
 and nothing else: a stale, foreign, damaged or truncated file is ignored and written anew.
 Nothing here can fail a help screen: a directory that cannot be written (or
-`COMPOSE_NO_CACHE=1`) means the file is scanned again. The directory is safe to delete.
+`COMPOSE_NO_CACHE=1`) means the file is parsed again. The directory is safe to delete.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _SUFFIX = ".marshal"
 # What the stored tuple holds; bump it when its layout changes.
 _LAYOUT = 3  # 2: docstrings stored on one line; 3: in the cache directory, keyed by path
 
-# The layout, the source's path, mtime_ns and size, the scanner's mtime_ns and size.
+# The layout, the source's path, mtime_ns and size, the reader's mtime_ns and size.
 Key = tuple[int, str, int, int, int, int]
 Stored = dict[str, list[tuple[int, dict[str, str]]]]  # qualified name -> (first line, docstrings)
 
@@ -60,15 +60,15 @@ def cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platf
     return os.path.join(base, "compose")
 
 
-def key_of(source_file: str, scanner_file: str) -> Key | None:
+def key_of(source_file: str, reader_file: str) -> Key | None:
     """What an index of `source_file` must have been made from; None where it can't be told
     (a module read from a zip, a file gone), or where no index is read or written (the
-    reference path scans every time)."""
+    reference path parses every time)."""
     if not SHORTCUTS:
         return None
     try:
         source = os.stat(source_file)
-        scanner = _stat_once(scanner_file)
+        scanner = _stat_once(reader_file)
     except OSError:
         return None
     path = os.path.abspath(source_file)
@@ -76,9 +76,9 @@ def key_of(source_file: str, scanner_file: str) -> Key | None:
 
 
 @functools.cache
-def _stat_once(scanner_file: str) -> tuple[int, int]:
-    """The scanner's own file does not change under a running process."""
-    found = os.stat(scanner_file)
+def _stat_once(reader_file: str) -> tuple[int, int]:
+    """The reader's own file does not change under a running process."""
+    found = os.stat(reader_file)
     return found.st_mtime_ns, found.st_size
 
 

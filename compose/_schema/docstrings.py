@@ -5,35 +5,28 @@ class, most of a cold start for a 50-class schema. `--help` is the only reader, 
 read here, the first time help is drawn: each module once, for all of its classes.
 
 `inspect.getsource(cls)` re-parses the whole module with `ast` for every class (49 parses, 1.2 s
-for a 500-field schema). Instead one pass over a module's text finds every class, by qualified
-name as `__qualname__` spells it, and the docstrings under its fields. The pass is a regex scan
-of logical lines, about half the cost of `ast.parse` alone (which builds a node for every name
-of every annotation); source it cannot be sure of (`;`, form feeds, an f-string that Python
-3.12 lets hold its own quotes) goes to `ast` instead.
-
-Nothing is compiled at import (the module is imported on every run, help or not): patterns
-are compiled on the first scan, and the scan's state lives in plain slotted classes.
+for a 500-field schema). Instead one `ast.parse` of a module finds every class, by qualified
+name as `__qualname__` spells it, and the docstrings under its fields; what it finds is kept
+on disk beside the bytecode (`compose._schema.docindex`), so the next process reads that
+instead. (A regex scan of logical lines once stood in for the parse: it saved 2% of the one
+`--help` that has no index to read, and none of the others. `benchmarks/shortcuts.py`.)
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import itertools
-import keyword
 import linecache
-import re
 import sys
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._schema import docindex as _docindex
 from compose._schema.memo import memoize
-from compose._shortcuts import SHORTCUTS
 
 
 class ClassDocs:
@@ -46,7 +39,7 @@ class ClassDocs:
         self.line = line
         self.docstrings = docstrings
 
-    def __eq__(self, other: object) -> bool:  # the scan and `ast` are checked to agree
+    def __eq__(self, other: object) -> bool:  # the index and a parse are checked to agree
         if not isinstance(other, ClassDocs):
             return NotImplemented
         return (self.line, self.docstrings) == (other.line, other.docstrings)
@@ -115,16 +108,16 @@ def _read_module(module: Any) -> Classes:
 
 # Module -> its classes: plain data, which holds no module, so an unused module is freed.
 _READ: weakref.WeakKeyDictionary[Any, Classes] = weakref.WeakKeyDictionary()
-_SCANNED: dict[str, tuple[list[str], Classes]] = {}
+_PARSED: dict[str, tuple[list[str], Classes]] = {}
 _INDEXED: dict[str, tuple[_docindex.Key, Classes]] = {}
 
 
 def module_classes(file: str, module: Any = None) -> Classes:
     """The classes of a source file: from its index on disk (`compose._schema.docindex`) when the
-    index is up to date, else scanned, and the index written for the next process."""
+    index is up to date, else parsed, and the index written for the next process."""
     key = _docindex.key_of(file, __file__)
-    if key is None:  # not a file on disk: a zip, say
-        return _read_and_scan(file, module)
+    if key is None:  # not a file on disk (a zip, say), or the reference path: no index
+        return _read_and_parse(file, module)
     known = _INDEXED.get(file)
     if known is not None and known[0] == key:
         return known[1]
@@ -132,241 +125,25 @@ def module_classes(file: str, module: Any = None) -> Classes:
     if stored is not None:
         found = {name: [ClassDocs(*c) for c in statements] for name, statements in stored.items()}
     else:
-        found = _read_and_scan(file, module)
+        found = _read_and_parse(file, module)
         plain = {name: [(c.line, c.docstrings) for c in s] for name, s in found.items()}
         _docindex.write(key, plain)
     _INDEXED[file] = (key, found)
     return found
 
 
-def _read_and_scan(file: str, module: Any) -> Classes:
+def _read_and_parse(file: str, module: Any) -> Classes:
     """Read through `linecache` as `inspect` does (so a module loaded from a zip reads too), and
-    scanned again only if `linecache` read the file again."""
+    parsed again only if `linecache` read the file again."""
     linecache.checkcache(file)
     lines = linecache.getlines(file, getattr(module, "__dict__", None))
-    cached = _SCANNED.get(file)
+    cached = _PARSED.get(file)
     if cached is not None and cached[0] is lines:
         return cached[1]
     source = "".join(lines)
-    found = _scanned(source) if SHORTCUTS else parse(source)
-    _SCANNED[file] = (lines, found)
+    found = parse(source)
+    _PARSED[file] = (lines, found)
     return found
-
-
-# --- the scan: logical lines by regex ----------------------------------------------------------
-
-
-class _Unusual(Exception):
-    """Source the line scan could misread: `parse` reads it instead."""
-
-
-# A string literal, its body in runs ("unrolled") so the regex engine loops in C per run, not
-# per character: the scan reads docstrings, most of a schema module's text.
-_STRING = r"""(?:'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
-    |\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
-    |'[^'\\\n]*(?:\\.[^'\\\n]*)*'
-    |"[^"\\\n]*(?:\\.[^"\\\n]*)*")"""
-# The end of a line: a comment, blank lines after it, and the next line's indentation.
-_LINE_END = r"[ \t]*(?:\#[^\n]*)?\n(?:[ \t]*(?:\#[^\n]*)?\n)*[ \t]*"
-_PLAIN = r"""[^'"\#()\[\]{}\\\n;\f\r]*"""  # code: no string, comment, bracket, line end
-_FLAT = rf"[(\[{{]{_PLAIN}[)\]}}]"  # `list[int]`, `Inner()`: brackets that close on the line
-
-# Each match is a run of plain code (with brackets that close in it), then the token that ends
-# it: a string literal (so brackets, quotes and `#` inside it are skipped; one that ends a line
-# ends it here too), a line end, a bracket, a backslash continuation. Consuming the plain run
-# inside the pattern keeps the scan in C: trying the alternation at every character was slower
-# than `ast.parse`. A quote left over is a string the pattern could not read; `;`, form feeds
-# and lone CRs change what a line holds: all of them send the module to `parse`.
-_TOKENS = rf"""{_PLAIN}(?:{_FLAT}{_PLAIN})*
-    (?:(?P<string>{_STRING})(?P<ends>{_LINE_END})?
-    |(?P<newline>{_LINE_END})
-    |(?P<open>[(\[{{])
-    |(?P<close>[)\]}}])
-    |(?P<continued>\\\n)
-    |(?P<unusual>['"\\;\f\r]))"""
-
-# What a statement is, read from its start: the one match each statement costs.
-_STATEMENT = r"""(?P<field>\w+)\s*:
-    |class\s+(?P<cls>\w+)
-    |(?:async\s+)?def\s+(?P<function>\w+)
-    |(?P<decorator>@)
-    |(?P<literals>[rRbBuUfF]{0,2}['"]|\()"""
-_PREFIXES = "rRbBuUfF"  # letters before a quote: `rb"..."`, `f"..."`
-Span = tuple[int, int]  # where a string literal starts and ends, quote to quote
-
-
-@functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.VERBOSE | re.DOTALL)
-
-
-class _Block:
-    """An open `class` or `def` block of the scan."""
-
-    __slots__ = ("body", "docs", "field", "indent", "prefix")
-
-    def __init__(self, indent: int, prefix: str, docs: ClassDocs | None) -> None:
-        self.indent = indent
-        self.prefix = prefix  # what qualified names inside start with: `Outer.` or `f.<locals>.`
-        self.docs = docs  # None for a function
-        self.body: int | None = None  # the indentation of its statements, once one is seen
-        self.field: str | None = None  # the field annotated by the statement just before
-
-
-class _Scan:
-    """The state of one module's scan: the classes found, the blocks open at this line."""
-
-    __slots__ = ("blocks", "decorated", "found", "line", "lined", "source")
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.found: Classes = {}
-        self.blocks: list[_Block] = []
-        self.decorated = -1  # where the decorators above the coming class or def start
-        self.line, self.lined = 1, 0  # the line number at offset `lined`, counted on demand
-
-    def line_at(self, offset: int) -> int:
-        self.line += self.source.count("\n", self.lined, offset)
-        self.lined = offset
-        return self.line
-
-
-def _scanned(source: str) -> Classes:
-    """`scan`, else (for source it cannot be sure of) `parse`."""
-    try:
-        return scan(source)
-    except _Unusual:
-        return parse(source)
-
-
-def scan(source: str) -> Classes:
-    """Every class of `source` with its field docstrings; raises `_Unusual` to defer to ast."""
-    state = _Scan(source + "\n")  # so the last line ends like the others
-    statement = _compiled(_STATEMENT).match
-    for at, end, alone in _logical_lines(state.source):
-        if at < end and state.source[at] not in " \t#":  # else the top of the file is blank
-            _statement(state, _Line(at, end, statement(state.source, at, end), alone))
-    return state.found
-
-
-class _Line:
-    """One statement."""
-
-    __slots__ = ("alone", "at", "end", "kind")
-
-    def __init__(self, at: int, end: int, kind: re.Match[str] | None, alone: Span | None) -> None:
-        self.at = at  # where the statement's code starts
-        self.end = end  # and ends, before spaces, a comment, the line end
-        self.kind = kind  # what `_STATEMENT` saw at its start
-        self.alone = alone  # the string literal that is all of the statement but a prefix
-
-
-def _logical_lines(source: str) -> Iterator[tuple[int, int, Span | None]]:
-    """(start, end, alone) of each statement, physical lines joined inside brackets and after a
-    backslash: see `_Line`."""
-    start = depth = 0
-    for token in _compiled(_TOKENS).finditer(source):
-        kind = token.lastgroup
-        if kind in ("string", "ends"):
-            _check_fstring(source, *token.span("string"))
-        if kind in ("newline", "ends"):
-            if depth == 0:
-                alone = token.span("string") if kind == "ends" and token.start() == start else None
-                yield start, token.start(kind), alone
-                start = token.end()
-        elif kind == "open":
-            depth += 1
-        elif kind == "close":
-            depth -= 1
-            if depth < 0:
-                raise _Unusual
-        elif kind == "unusual":
-            raise _Unusual
-    if depth:
-        raise _Unusual
-
-
-def _check_fstring(source: str, begin: int, stop: int) -> None:
-    """Python 3.12 lets an f-string's fields hold its own quotes, where the pattern ends the
-    string: its braces then do not pair up."""
-    if source.find("{", begin, stop) < 0 or "f" not in _prefix(source, begin):
-        return
-    bare = source[begin:stop].replace("{{", "").replace("}}", "")
-    if bare.count("{") != bare.count("}"):
-        raise _Unusual
-
-
-def _prefix(source: str, quote: int) -> str:
-    """The prefix of the string literal starting at `quote`, lowercase: `rb`, `f`, or ``."""
-    begin = quote
-    while begin > max(quote - 2, 0) and source[begin - 1] in _PREFIXES:
-        begin -= 1
-    if begin > 0 and (source[begin - 1].isalnum() or source[begin - 1] == "_"):
-        return ""  # the end of a name: `or"x"`
-    return source[begin:quote].lower()
-
-
-def _statement(state: _Scan, line: _Line) -> None:
-    at, kind = line.at, line.kind
-    indent = _indent(state.source, at)
-    blocks = state.blocks
-    while blocks and indent <= blocks[-1].indent:
-        blocks.pop()
-    inside = blocks[-1] if blocks else None
-    if inside is not None and inside.body is None:
-        inside.body = indent
-    if inside is not None and inside.docs is not None and inside.body == indent:
-        _class_statement(state.source, inside, inside.docs, line)
-    what = kind.lastgroup if kind is not None else None
-    if what == "decorator":
-        state.decorated = at if state.decorated < 0 else state.decorated
-        return
-    decorated, state.decorated = state.decorated, -1
-    if kind is not None and what in ("cls", "function"):
-        _open_block(state, inside, kind, decorated if decorated >= 0 else at, indent)
-
-
-def _indent(source: str, at: int) -> int:
-    """The width of the indentation before `at`, as Python counts a tab."""
-    start = source.rfind("\n", 0, at) + 1
-    if source.find("\t", start, at) < 0:
-        return at - start
-    return len(source[start:at].expandtabs(8))
-
-
-def _class_statement(source: str, block: _Block, docs: ClassDocs, line: _Line) -> None:
-    """A statement right in a class body: a docstring for the field just before it, or (for
-    the next statement) a field."""
-    what = line.kind.lastgroup if line.kind is not None else None
-    if block.field is not None and what == "literals":
-        text = _docstring(source, line)
-        if text is not None:
-            docs.docstrings[block.field] = one_line(text)
-    name = line.kind["field"] if line.kind is not None and what == "field" else None
-    block.field = name if name is not None and not keyword.iskeyword(name) else None
-
-
-def _docstring(source: str, line: _Line) -> str | None:
-    """The value of a statement that starts like a string: None unless it is only strings."""
-    if line.alone is not None:
-        begin, stop = line.alone
-        prefix = source[line.at : begin]
-        if len(prefix) <= 2 and not prefix.strip(_PREFIXES):
-            return _literal(source[begin:stop], prefix.lower())
-    return _evaluated(source[line.at : line.end])  # parenthesized, or literals side by side
-
-
-def _open_block(
-    state: _Scan, inside: _Block | None, header: re.Match[str], first: int, indent: int
-) -> None:
-    kind = header.lastgroup or ""
-    qualname = (inside.prefix if inside is not None else "") + header[kind]
-    if kind == "function":  # names inside are local to it
-        state.blocks.append(_Block(indent, qualname + ".<locals>.", None))
-        return
-    docs = ClassDocs(state.line_at(first), {})
-    state.found.setdefault(qualname, []).append(docs)
-    state.blocks.append(_Block(indent, qualname + ".", docs))
 
 
 def one_line(text: str) -> str:
@@ -375,34 +152,13 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _literal(text: str, prefix: str) -> str | None:
-    """The value of one string literal (`text` from quote to quote)."""
-    if "b" in prefix or "f" in prefix:
-        return None  # bytes, or an f-string: not a docstring
-    quotes = 3 if text[:3] in ('"""', "'''") else 1
-    body = text[quotes:-quotes]
-    if "r" in prefix or "\\" not in body:
-        return body
-    return _evaluated(text)  # escapes: Python decodes them
-
-
-def _evaluated(text: str) -> str | None:
-    """A statement read by Python: its value if it is only a string, else None. Rare, so the
-    cost of a parse does not matter."""
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return value if isinstance(value, str) else None
-
-
-# --- the fallback: one ast parse ---------------------------------------------------------------
+# --- one ast parse ---------------------------------------------------------------------------
 
 _BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")  # statement lists, source order
 
 
 def parse(source: str) -> Classes:
-    """What `scan` finds, read with `ast`: slower, for any valid source."""
+    """Every class of `source` with its field docstrings, read with `ast`."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # the file changed since import, or is not Python

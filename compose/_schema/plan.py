@@ -90,16 +90,6 @@ class ModelPlan:
     ) -> None:
         self.model = model
         self.fields = fields
-        self._holds_secrets: bool | None = None
-
-    @property
-    def holds_secrets(self) -> bool:
-        """Whether a field of the model, or of a section class below it, is a secret."""
-        if self._holds_secrets is None:
-            self._holds_secrets = any_field_below(
-                self.model, lambda plan: is_secret(plan.info.annotation)
-            )
-        return self._holds_secrets
 
 
 @memoize

@@ -19,7 +19,6 @@ from pydantic import SecretBytes, SecretStr
 from compose._schema.plan import FieldPlan, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
 from compose._schema.walk import walk
-from compose._shortcuts import SHORTCUTS
 from compose._syntax import NONE_TEXT, SECRET_MASK, split_dotted
 from compose._tree import KeyPath, at_path, replaced
 from compose.errors import ComposeError
@@ -126,7 +125,7 @@ def is_secret_path(root: Shape, tree: Any, path: KeyPath) -> bool:
 
 def secret_fields(root: Shape, tree: Any) -> Iterator[tuple[KeyPath, FieldPlan]]:
     """The path of every value in `tree` that a `SecretStr`/`SecretBytes` field takes, with
-    its field. Sections with no such field below them are not entered."""
+    its field."""
     if root.model is not None:
         yield from _secrets_in(tree, root, ())
 
@@ -136,7 +135,7 @@ def _secrets_in(value: Any, shape: Shape, path: KeyPath) -> Iterator[tuple[KeyPa
         model = shape.model
         if model is None and shape.tag is not None:
             model = shape.variant(value.get(shape.tag))
-        if model is None or (SHORTCUTS and not plan_of(model).holds_secrets):
+        if model is None:
             return
         fields = plan_of(model).fields
         for key, child in value.items():

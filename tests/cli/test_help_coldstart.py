@@ -1,14 +1,12 @@
-"""Help's field descriptions come from one scan of each module's source, and a bare `--help`
-draws without importing the composition engine (issue 6: cold `--help`). Behaviour, not timing:
-descriptions of nested, local and inherited fields, classes without source, the scan agreeing
-with `ast` on awkward source, and which modules a bare `--help` imports."""
+"""Help's field descriptions come from one parse of each module's source, kept in an index on
+disk, and a bare `--help` draws without importing the composition engine (issue 6: cold
+`--help`). Behaviour, not timing: descriptions of nested, local and inherited fields, classes
+without source, awkward source, and which modules a bare `--help` imports."""
 
 from __future__ import annotations
 
 import gc
-import json
 import marshal
-import math
 import os
 import shutil
 import sys
@@ -17,14 +15,11 @@ from pathlib import Path
 
 import pytest
 from conftest import run_command
-from hypothesis import given
-from hypothesis import strategies as st
 from schemas import RLConfig
 
 from compose import BaseConfig, HelpRequested, cli, parse
 from compose._cli import entry
 from compose._output.help import HelpScreen, plain_help
-from compose._output.plain import json_text
 from compose._schema import docindex, docstrings
 
 
@@ -95,7 +90,7 @@ def test_a_class_exec_in_a_module_namespace_does_not_take_another_class_docs() -
     assert "Nope." not in help_text(generated)
 
 
-# --- the scan reads what ast reads -------------------------------------------------------------
+# --- awkward source ----------------------------------------------------------------------------
 
 AWKWARD = '''
 import dataclasses
@@ -190,10 +185,9 @@ class Tabbed:
 '''
 
 
-def test_the_scan_reads_what_ast_reads() -> None:
-    scanned = docstrings.scan(AWKWARD)
-    assert scanned == docstrings.parse(AWKWARD)
-    decorated = scanned["Decorated"][0]
+def test_awkward_source_gives_the_docstrings_python_sees() -> None:
+    found = docstrings.parse(AWKWARD)
+    decorated = found["Decorated"][0]
     assert decorated.line == 5  # the decorator's line, as `__firstlineno__` counts
     assert decorated.docstrings == {
         "plain": "Plain.",
@@ -207,32 +201,19 @@ def test_the_scan_reads_what_ast_reads() -> None:
         "type": "Another one.",
         "after_method": "After a method.",
     }
-    assert scanned["Decorated.method.<locals>.Inner"][0].docstrings == {"x": "Local to a method."}
-    assert scanned["Outer.Inner"][0].docstrings == {"field": "Brackets in strings."}
-    assert scanned["factory.<locals>.later.<locals>.Late"][0].docstrings == {
+    assert found["Decorated.method.<locals>.Inner"][0].docstrings == {"x": "Local to a method."}
+    assert found["Outer.Inner"][0].docstrings == {"field": "Brackets in strings."}
+    assert found["factory.<locals>.later.<locals>.Late"][0].docstrings == {
         "late": "In a coroutine."
     }
-    assert [c.docstrings for c in scanned["InTry"]] == [
+    assert [c.docstrings for c in found["InTry"]] == [
         {"tried": "In a try."},
         {"tried": "The second definition."},
     ]
-    assert scanned["Tabbed"][0].docstrings == {"tabbed": "Indented with a tab."}
+    assert found["Tabbed"][0].docstrings == {"tabbed": "Indented with a tab."}
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        'class A:\n    x: int = 0; y: int = 1\n    """Which field? ast knows."""\n',
-        'class A:\n    x: int = 0\n    """Form\x0cfeed."""\n\x0c\nclass B:\n    pass\n',
-        'class A:\n    x: str = f"{d["k"]}"\n    """A Python 3.12 f-string."""\n',
-    ],
-)
-def test_source_the_scan_is_unsure_of_is_left_to_ast(source: str) -> None:
-    with pytest.raises(docstrings._Unusual):
-        docstrings.scan(source)
-
-
-def test_a_module_the_scan_is_unsure_of_is_read_with_ast(tmp_path: Path) -> None:
+def test_a_docstring_after_two_statements_on_a_line_is_the_last_field_s(tmp_path: Path) -> None:
     module = tmp_path / "semicolons.py"
     module.write_text('class A:\n    x: int = 0; y: int = 1\n    """Of y, says ast."""\n')
     assert docstrings.module_classes(str(module))["A"][0].docstrings == {"y": "Of y, says ast."}
@@ -246,12 +227,12 @@ def test_classes_written_inside_strings_are_not_classes() -> None:
 
 
 def test_a_class_of_pydantic_itself_is_not_read() -> None:
-    """BaseModel declares no fields: its large module is never scanned."""
+    """BaseModel declares no fields: its large module is never read."""
     text = help_text(RLConfig)
     assert "How many checkpoints to keep; None keeps all." in text
 
 
-# --- the index on disk: a second process reads the scan's result, never a stale one -------------
+# --- the index on disk: a second process reads the parse's result, never a stale one ------------
 
 
 @pytest.fixture
@@ -271,21 +252,21 @@ def _schema_module(tmp_path: Path, doc: str) -> Path:
     return module
 
 
-def _counted_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The sources scanned from now on (each scan finds nothing)."""
-    scans: list[str] = []
+def _counted_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources parsed from now on (each parse finds nothing)."""
+    parses: list[str] = []
 
     def counted(source: str) -> docstrings.Classes:
-        scans.append(source)
+        parses.append(source)
         return {}
 
-    monkeypatch.setattr(docstrings, "scan", counted)
-    return scans
+    monkeypatch.setattr(docstrings, "parse", counted)
+    return parses
 
 
 def _new_process() -> None:
     docstrings._INDEXED.clear()
-    docstrings._SCANNED.clear()
+    docstrings._PARSED.clear()
 
 
 def _docs(module: Path) -> dict[str, str]:
@@ -300,7 +281,7 @@ def test_the_index_is_written_once_and_read_by_the_next_process(
     assert _docs(module) == {"x": "Indexed."}
     (index,) = cache_dir.rglob("schema_mod-*")
     _new_process()
-    scans = _counted_scans(monkeypatch)
+    scans = _counted_parses(monkeypatch)
     assert _docs(module) == {"x": "Indexed."}
     assert scans == []  # read from the index, not scanned
     assert index.exists()
@@ -421,7 +402,7 @@ def test_no_cache_is_read_or_written_with_compose_no_cache(
     _docs(module)  # an index now
     _new_process()
     monkeypatch.setenv("COMPOSE_NO_CACHE", "1")
-    scans = _counted_scans(monkeypatch)
+    scans = _counted_parses(monkeypatch)
     docstrings.module_classes(str(module))
     assert len(scans) == 1  # not read either
 
@@ -440,16 +421,16 @@ def test_an_unwritable_cache_directory_still_gives_help(
 def test_a_new_scanner_does_not_read_an_old_index(
     tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The index is keyed by the scanner's own file too: upgrading compose rescans."""
-    module = _schema_module(tmp_path, "Old scanner.")
+    """The index is keyed by the reader's own file too: upgrading compose parses again."""
+    module = _schema_module(tmp_path, "Old reader.")
     docstrings.module_classes(str(module))
     _new_process()
-    newer = tmp_path / "newer_scanner.py"
+    newer = tmp_path / "newer_reader.py"
     newer.write_text("# a different compose/_docstrings.py\n")
     monkeypatch.setattr(docstrings, "__file__", str(newer))
-    scans = _counted_scans(monkeypatch)
+    parses = _counted_parses(monkeypatch)
     docstrings.module_classes(str(module))
-    assert len(scans) == 1
+    assert len(parses) == 1
 
 
 @pytest.mark.parametrize(
@@ -548,9 +529,8 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
             "compose._merge.tables",
         }
         # nor what only a composition, a written file, text to escape or a mistake needs:
-        # origins, TOML in and out, json (list and dict defaults are shown without it),
-        # did-you-mean
-        light = {"compose._input.origins", "tomli", "compose._output.toml", "json", "difflib"}
+        # origins, TOML in and out, did-you-mean
+        light = {"compose._input.origins", "tomli", "compose._output.toml", "difflib"}
         loaded = (engine | light) & set(sys.modules)
         assert not loaded, loaded
         """
@@ -561,28 +541,3 @@ def test_a_bare_help_and_import_compose_leave_the_engine_unloaded(tmp_path: Path
     assert "--size INT" in out
     assert "The size." in out
     assert '["a", "b-c"]' in out and '{"x": 0.5}' in out
-
-
-_JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8))
-_JSON_DATA = st.recursive(
-    _JSON_SCALARS,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
-
-
-@given(_JSON_DATA)
-def test_help_writes_json_as_json_does(data: object) -> None:
-    """Help shows list and dict defaults with `json_text`, which spares importing `json` only
-    where it writes exactly what `json.dumps` writes: quotes, escapes, unicode, NaN, -0.0."""
-    assert json_text(data) == json.dumps(data, default=str)
-
-
-@pytest.mark.parametrize(
-    "data",
-    [['q"uote', "back\\slash", "tab\t", "é", "\x7f"], [math.inf, -math.nan], {1: "x"}],
-)
-def test_json_text_leaves_what_json_writes_its_own_way_to_json(data: object) -> None:
-    assert json_text(data) == json.dumps(data, default=str)
