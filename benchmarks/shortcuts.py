@@ -396,7 +396,7 @@ def report(rows: list[dict[str, Any]]) -> str:
         lines.append(
             f"| {name} | " + " | ".join(percent(v) for v in values) + f" | {percent(best)} |"
         )
-    counted = [row for row in rows if row.get("instructions")]
+    counted = [row for row in rows if row.get("instruction_gain")]
     if counted:
         lines += [
             "",
@@ -406,7 +406,7 @@ def report(rows: list[dict[str, Any]]) -> str:
             "|---|" + "---|" * len(counted),
         ]
         for name in [*WARM, "off"]:
-            values = [row["instructions"].get(name) for row in counted]
+            values = [row["instruction_gain"].get(name) for row in counted]
             lines.append(f"| {name} | " + " | ".join(percent(v) for v in values) + " |")
     lines.append("")
     lines.append("| workload | all on | rounds |")
@@ -451,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             users = reference_as_users_get_it(name, args.quick, row["on_ms"])
             row["gain"]["COMPOSE_REFERENCE=1"] = users["gain"]
             if args.instructions and shutil.which("valgrind") is not None:
-                row["instructions"] = instructions_in_process(name)
+                row["instruction_gain"] = instructions_in_process(name)
             if not users["same"]:
                 row["differ"].append("COMPOSE_REFERENCE=1")
         rows.append(row)
