@@ -149,28 +149,60 @@ def resolve_value(value: Any, root: dict[str, Any]) -> Any:
     return value
 
 
-def floor_tree(files: list[str], overrides: Overrides, typed: bool) -> dict[str, Any]:
+def native_toml() -> tuple[str, Callable[[str], dict[str, Any]]]:
+    """The floor's parser: the fastest well-kept native TOML parser installed (toml-rs, chosen
+    on `parsers.py`'s evidence), else compiled tomli, as the floor was before 2026-12-02."""
+    try:
+        import toml_rs  # noqa: PLC0415
+    except ImportError:
+        import tomli  # noqa: PLC0415
+
+        return "tomli", tomli.loads
+    return "toml-rs", toml_rs.loads
+
+
+def tomli_toml() -> tuple[str, Callable[[str], dict[str, Any]]]:
     import tomli  # noqa: PLC0415
 
+    return "tomli", tomli.loads
+
+
+def read_toml(path: str | Path, loads: Callable[[str], dict[str, Any]]) -> dict[str, Any]:
+    with open(path, "rb") as handle:
+        return loads(handle.read().decode())
+
+
+def floor_tree(
+    files: list[str], overrides: Overrides, typed: bool, loads: Callable[[str], dict[str, Any]]
+) -> dict[str, Any]:
     tree: dict[str, Any] = {}
     for path in files:
-        with open(path, "rb") as handle:
-            deep_merge(tree, tomli.load(handle))
+        deep_merge(tree, read_toml(path, loads))
     for key, text in overrides:
-        set_dotted(tree, key, text if typed else toml_value(text, tomli.loads))
+        set_dotted(tree, key, text if typed else toml_value(text, loads))
     return tree
 
 
-def prepare_floor(job: Job) -> Run:
-    files, overrides, schema, k = job.toml_files, job.overrides, job.schema, job.workload.k
+def _floor_with(
+    parser: Callable[[], tuple[str, Callable[[str], dict[str, Any]]]],
+) -> Callable[[Job], Run]:
+    def prepare(job: Job) -> Run:
+        files, overrides, schema, k = job.toml_files, job.overrides, job.schema, job.workload.k
+        loads = parser()[1]
 
-    def run() -> Any:
-        tree = floor_tree(files, overrides, schema is not None)
-        if k:
-            resolve_refs(tree, tree)
-        return validate(schema, tree)
+        def run() -> Any:
+            tree = floor_tree(files, overrides, schema is not None, loads)
+            if k:
+                resolve_refs(tree, tree)
+            return validate(schema, tree)
 
-    return run
+        return run
+
+    return prepare
+
+
+prepare_floor = _floor_with(native_toml)
+prepare_floor_tomli = _floor_with(tomli_toml)
 
 
 # ---------------------------------------------------------------- the example rl app
@@ -184,7 +216,6 @@ def rl_example_runs(workdir: Path) -> tuple[Callable[[], Any], Callable[[], Any]
     command they stand for. The floor cannot choose a union's default variant, so its copy of
     rl.toml has that tag written in; it sets the flag's text, which `model_validate` converts,
     as in the other typed runs."""
-    import tomli  # noqa: PLC0415
     from rl_app.config.rl import RLConfig  # noqa: PLC0415
 
     import compose  # noqa: PLC0415
@@ -195,11 +226,12 @@ def rl_example_runs(workdir: Path) -> tuple[Callable[[], Any], Callable[[], Any]
     tagged.write_text(files[0].read_text().replace("[trainer.optim]\n", tag, 1))
     argv = [token for path in files for token in ("@", str(path))] + list(RL_FLAG)
 
+    loads = native_toml()[1]
+
     def floor() -> Any:
         tree: dict[str, Any] = {}
         for path in (tagged, files[1]):
-            with open(path, "rb") as handle:
-                deep_merge(tree, tomli.load(handle))
+            deep_merge(tree, read_toml(path, loads))
         set_dotted(tree, RL_FLAG[0].removeprefix("--"), RL_FLAG[1])  # text, as typed runs
         return RLConfig.model_validate(tree)
 
@@ -374,8 +406,15 @@ SYSTEMS: tuple[System, ...] = (
         "tomli",
         prepare_floor,
         always,
-        "compiled tomli + a plain-dict deep merge "
+        "the fastest native TOML parser (toml-rs) + a plain-dict deep merge "
         "(+ one model_validate typed; + a regex resolver with K)",
+    ),
+    System(
+        "floor-tomli",
+        "tomli",
+        prepare_floor_tomli,
+        always,
+        "the floor before 2026-12-02: compiled tomli + the same merge (and validate, resolver)",
     ),
     System(
         "compose",

@@ -377,7 +377,7 @@ def lookup_chain_costs(workdir: Path, plan: Plan) -> dict[str, Any]:
     n, m = plan.interp[-1]
     w = Workload(n, m, k=max(plan.ks))
     paths = Paths(workdir / w.name)
-    tree = peers.floor_tree(paths.toml_files(n), [], typed=False)
+    tree = peers.floor_tree(paths.toml_files(n), [], typed=False, loads=peers.native_toml()[1])
     refs = dict(tree["refs"])
     # Where a composition of these files looks for references: the keys the file holding them
     # sets (`Composed.work_below`).

@@ -56,7 +56,9 @@ SHORTCUTS_BY_NAME = {
     "quick-references": "compose._interp.evaluate",
     "resolve-below": "compose._merge.composed",
     "none-walk": "compose._api",
-    "toml-depth-count": "compose._input.files",
+    # one module holds both: turning either off turns off the other
+    "native-toml": "compose._toml",
+    "toml-depth-count": "compose._toml",
     "plain-merge": "compose._merge.tables",
     "kept-walks": "compose._schema.walk",
     "tags-by-name": "compose._merge.flags",

@@ -27,6 +27,7 @@ FOUNDATION = (
     "compose._tree",
     "compose._version",
     "compose._shortcuts",
+    "compose._toml",
     "compose._warn",
 )
 # Lowest first: a module may import its own layer's modules and those of the layers before it.

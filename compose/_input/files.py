@@ -11,15 +11,14 @@ import os
 import stat
 from typing import Any
 
-import tomli
-
 from compose._input.documents import JSON, TOML, format_of
 from compose._input.formats import parse_yaml
 from compose._input.json import parse_json
 from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_file
-from compose._shortcuts import SHORTCUTS
-from compose._tree import MAX_DEPTH, KeyPath, copy_tree, too_deep
+from compose._toml import TomlSyntaxError, TooDeep
+from compose._toml import loads as toml_loads
+from compose._tree import MAX_DEPTH, KeyPath, copy_tree
 from compose.errors import SourceError
 
 
@@ -175,27 +174,17 @@ def parse_file(shown: str, text: str) -> dict[str, Any]:
 
 
 def parse_toml(shown: str, text: str) -> dict[str, Any]:
+    """A TOML file node's table (`compose._toml`: tomli's, read by toml-rs where it can)."""
     try:
-        table = tomli.loads(text)
-    except tomli.TOMLDecodeError as error:
-        message = getattr(error, "msg", str(error))
-        where = f"{shown}:{getattr(error, 'lineno', '?')}:{getattr(error, 'colno', '?')}"
-        raise SourceError(f"invalid TOML: {message}", origin=where) from None
+        return toml_loads(text)
+    except TomlSyntaxError as error:
+        where = f"{shown}:{error.line}:{error.column}"
+        raise SourceError(f"invalid TOML: {error.message}", origin=where) from None
+    except TooDeep:
+        raise SourceError(
+            f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown
+        ) from None
     except RecursionError:
         raise SourceError("invalid TOML: nested too deeply", origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
         raise SourceError(f"invalid TOML: {error}", origin=shown) from None
-    if (not SHORTCUTS or may_nest_too_deep(text)) and too_deep(table):
-        raise SourceError(f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown)
-    return table
-
-
-def may_nest_too_deep(text: str) -> bool:
-    """Whether TOML `text` has the structure to nest past `MAX_DEPTH`: the walk is then needed.
-
-    Each level of a path costs the text a character: a key's segment past its first a `.`; an
-    array's index a `[` (of the array, or of a `[[header]]` of an array of tables); an inline
-    table's first key segment its `{`. Only two levels are free: the first segment of a header
-    and of a key. Counting three characters (fast, in C) clears most files without the walk.
-    """
-    return text.count(".") + text.count("[") + text.count("{") + 2 > MAX_DEPTH

@@ -21,13 +21,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import tomli
 from pydantic import BaseModel
 
 from compose._input.argv import FileItem, ValueItem, item_spans
 from compose._runs.define import cli_text
 from compose._runs.records import open_sweep_executor, submit_sweep, write_sweep
 from compose._runs.sweep import Point, Sweep, sweep
+from compose._toml import TomlSyntaxError, TooDeep
+from compose._toml import loads as toml_loads
 from compose.errors import ArgvError
 
 SWEEP = "sweep"
@@ -84,10 +85,17 @@ def _axis(item: ValueItem) -> Any:
         raise ArgvError("an axis needs values: --sweep.KEY V1 V2 ...", key=item.shown)
     if len(item.tokens) == 1 and item.tokens[0].lstrip().startswith("{"):
         try:
-            return tomli.loads(f"spec = {item.tokens[0]}")["spec"]
-        except tomli.TOMLDecodeError as error:
+            return toml_loads(f"spec = {item.tokens[0]}")["spec"]
+        except (TomlSyntaxError, TooDeep, RecursionError, ValueError) as error:
+            reason = (
+                error.message
+                if isinstance(error, TomlSyntaxError)
+                else str(error)
+                if isinstance(error, ValueError)
+                else "nested too deeply"
+            )
             raise ArgvError(
-                f"is not a TOML inline table: {error}", key=item.shown, value=item.tokens[0]
+                f"is not a TOML inline table: {reason}", key=item.shown, value=item.tokens[0]
             ) from None
     return list(item.tokens)
 

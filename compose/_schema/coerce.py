@@ -11,10 +11,10 @@ import enum
 import json
 from typing import Any
 
-import tomli
-
 from compose._schema.shape import Kind, Shape
 from compose._syntax import INTERPOLATION, NONE_TEXT
+from compose._toml import TomlSyntaxError, TooDeep
+from compose._toml import loads as toml_loads
 from compose._tree import MAX_DEPTH, too_deep
 from compose.errors import ArgvError, ConfigValidationError
 
@@ -224,6 +224,6 @@ def parse_toml_value(text: str) -> Any:
     if not text or text[0] not in "+-0123456789.tfin[\"'":
         return None
     try:
-        return tomli.loads(f"v = {text}")["v"]
-    except (tomli.TOMLDecodeError, RecursionError, ValueError):
+        return toml_loads(f"v = {text}")["v"]
+    except (TomlSyntaxError, TooDeep, RecursionError, ValueError):
         return None  # ValueError: an integer longer than Python converts

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compose import SourceError, compose, to_toml
-from compose._input.files import may_nest_too_deep
+from compose._toml import may_nest_too_deep
 from compose._tree import MAX_DEPTH
 
 if TYPE_CHECKING:
