@@ -233,6 +233,45 @@ def import_cost(parsers: dict[str, tuple[str, Loads, str]], rounds: int) -> dict
     return result
 
 
+# ------------------------------------------------------------------------------ JSON and YAML
+
+
+def other_formats(rounds: int) -> dict[str, dict[str, float]]:
+    """leaves -> reader -> median µs for the same tree as JSON and as YAML: compose's JSON
+    reader (stdlib `json` with the duplicate-key hook) beside bare `json.loads` and orjson;
+    PyYAML's C loader (what compose uses where libyaml is built in) beside its Python one."""
+    import yaml  # noqa: PLC0415
+
+    from compose._input.json import parse_json  # noqa: PLC0415
+
+    readers: dict[str, Callable[[str, str], Any]] = {
+        "compose JSON (json + hook)": lambda text, _: parse_json("x.json", text),
+        "json.loads": lambda text, _: json.loads(text),
+        "yaml C loader": lambda _, ytext: yaml.load(ytext, Loader=yaml.CSafeLoader),
+        "yaml Python loader": lambda _, ytext: yaml.load(ytext, Loader=yaml.SafeLoader),
+    }
+    try:
+        import orjson  # noqa: PLC0415
+
+        readers["orjson"] = lambda text, _: orjson.loads(text)
+    except ImportError:
+        pass
+    result: dict[str, dict[str, float]] = {}
+    for m in (100, 1000, 10000):
+        tree = workloads.plain_tree(0, m)
+        text, ytext = json.dumps(tree, indent=1), yaml.safe_dump(tree)
+        times: dict[str, list[float]] = {name: [] for name in readers}
+        for _ in range(max(3, rounds // 3)):
+            for name, read in readers.items():
+                repeat = max(1, (2_000 if "yaml" in name else 20_000) // m)
+                start = time.perf_counter()
+                for _ in range(repeat):
+                    read(text, ytext)
+                times[name].append((time.perf_counter() - start) / repeat * 1e6)
+        result[str(m)] = {name: statistics.median(t) for name, t in times.items()}
+    return result
+
+
 # ----------------------------------------------------------------------------------- report
 
 
@@ -288,6 +327,14 @@ def report(data: dict[str, Any]) -> str:
         if corpus[n]["differences"]:
             lines += ["", f"{n}, where it differs:", ""]
             lines += [f"- `{d}`" for d in corpus[n]["differences"]]
+    others = data["other_formats"]
+    readers = list(next(iter(others.values())))
+    lines += ["", "## JSON and YAML: the same trees (µs, median)", ""]
+    lines += ["| leaves | " + " | ".join(readers) + " |", "|---|" + "---|" * len(readers)]
+    for m, row in others.items():
+        lines.append(f"| {int(m):,} | " + " | ".join(f"{row[r]:,.0f}" for r in readers) + " |")
+    imports = ", ".join(f"{n} {v:,.0f}" for n, v in data["format_imports"].items())
+    lines += ["", f"Import cost of the JSON and YAML readers (µs, as above): {imports}."]
     lines += ["", '## Edge cases ("same": as tomli gives it)', ""]
     lines += ["| case | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for case, row in data["edges"].items():
@@ -308,6 +355,10 @@ def main() -> None:
         "imports": import_cost(parsers, args.rounds),
         "agreement": agreement(corpus_dir(args.corpus), parsers),
         "edges": edge_cases(parsers),
+        "other_formats": other_formats(args.rounds),
+        "format_imports": import_cost(
+            {n: (n, lambda _: None, "") for n in ("json", "orjson", "yaml")}, args.rounds
+        ),
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

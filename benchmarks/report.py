@@ -49,10 +49,11 @@ PACKAGES = (
     "matplotlib",
 )
 GOAL_FLOOR_RATIO = 1.3
-GOAL_OMEGACONF = 50.0
-GOAL_INTERP = 2.0
+GOAL_OMEGACONF = 150.0
+GOAL_INTERP = 1.5  # compose's cost per reference over the floor's resolver's
 GOAL_COLD_MS = 20.0
 GOAL_MEMORY = 2.0
+RL_DRY_RUN = "rl @ examples/reverse_text/rl.toml --dry-run"  # as coldstart.py names it
 LONG_DIR = "largest"  # a `--only` run of the largest workloads with a long timeout, if any
 
 
@@ -477,7 +478,12 @@ def floor_goal(results: Results, typed: bool, chain: dict[str, Any] | None = Non
 
 def omegaconf_goal(results: Results) -> Goal:
     """Against both OmegaConf adapters; a peer stopped at the timeout counts with its bound."""
-    name = f"schema-less compose >= {GOAL_OMEGACONF:.0f}x faster than OmegaConf"
+    # Schema-less: typed, both pay one model_validate, which leaves even the floor ~10x
+    # faster than OmegaConf; those ratios are in the peers' table, not judged here.
+    name = (
+        f"schema-less compose >= {GOAL_OMEGACONF:.0f}x faster than OmegaConf on every shape, "
+        "as users run it (YAML) and fed tomli's dicts"
+    )
     found: list[tuple[str, str, float, bool]] = []
     for w in results.grid(typed=False):
         compose = results.compose_equivalent(w)
@@ -526,32 +532,46 @@ def long_ratios(
 def _floor_bound(results: Results, name: str, peer: str) -> str:
     """How much faster than the peer the floor itself is on that workload: the most any system
     that parses the same TOML with tomli could be."""
-    w = next(w for w in results.grid(typed=False) if w.name == name)
+    w = next(w for w in results.grid(typed=False) + results.grid(typed=True) if w.name == name)
     floor, peer_s = results.cell_median(w, "floor"), results.cell_median(w, peer)
     return f" (the floor: {peer_s / floor:.0f}x)" if floor and peer_s else ""
 
 
 def interp_goal(results: Results, chain: dict[str, Any]) -> Goal:
-    name = f"interpolation per reference within {GOAL_INTERP:.0f}x of a dict lookup chain"
+    """Judged against the floor's resolver (find `${`, split, walk, substitute), as restated
+    on 2026-12-02: in instructions per reference where callgrind counted them (wall-clock
+    differences of two noisy timings move by 2x between runs), else end to end. The least any
+    resolver does and a bare dict lookup chain are shown beside it."""
+    name = f"interpolation per reference within {GOAL_INTERP}x of the floor's resolver"
     if any(c.status == "pending-interp" for c in results.cells):
         return Goal(name, "pending", "compose() does not resolve ${...} yet")
     costs = results.per_reference("compose")
-    base = chain.get("per_ref_s", {}).get("dict_chain")
-    if not costs or not base:
+    floor = results.per_reference("floor")
+    if not costs or not floor:
         return Goal(name, "no data", "")
     largest = max(int(w.rsplit("-k", 1)[1]) for w in costs)
-    costs = {w: c for w, c in costs.items() if w.endswith(f"-k{largest}")}
-    parts = [f"{w}: {c * 1e6:.1f} µs/ref = {c / base:.0f}x" for w, c in costs.items()]
-    worst = max(costs.values()) / base
-    detail = f"dict chain {base * 1e6:.2f} µs/ref; " + "; ".join(parts)
-    alone = chain.get("per_ref_s", {}).get("compose_resolution")
-    if alone:  # the same goal read as the resolution step only, for the record
-        detail += f"; resolution alone, in-process: {alone * 1e6:.2f} µs/ref = {alone / base:.1f}x"
-    least = chain.get("per_ref_s", {}).get("split_walk")
-    if least:  # what no resolver can go below: whether the goal as written can be met at all
-        detail += f"; the least any resolver does (split the text, walk it): {least / base:.1f}x"
-    detail += _against_floor_per_reference(results, costs, chain)
-    return Goal(name, "met" if worst <= GOAL_INTERP else "missed", detail)
+    costs = {w: c for w, c in costs.items() if w.endswith(f"-k{largest}") and floor.get(w)}
+    parts = [
+        f"{w}: {c * 1e6:.1f} µs/ref against {floor[w] * 1e6:.1f} = {c / floor[w]:.2f}x"
+        for w, c in costs.items()
+    ]
+    pair = counted(chain, "per_ref")
+    if pair is not None:
+        judged, how = pair[0] / pair[1], "in instructions"
+        parts.insert(0, f"in instructions {pair[0] / 1e3:,.1f}k against {pair[1] / 1e3:,.1f}k")
+    elif costs:
+        judged, how = max(c / floor[w] for w, c in costs.items()), "end to end"
+    else:
+        return Goal(name, "no data", "")
+    detail = f"{how} {judged:.2f}x; " + "; ".join(parts)
+    per = chain.get("per_ref_s", {})
+    base, least = per.get("dict_chain"), per.get("split_walk")
+    if base and least:
+        detail += (
+            f"; beside it, the least any resolver does (split the text, walk it) "
+            f"{least * 1e6:.2f} µs and a bare dict lookup chain {base * 1e6:.2f} µs"
+        )
+    return Goal(name, "met" if judged <= GOAL_INTERP else "missed", detail)
 
 
 def _against_floor_per_reference(
@@ -569,10 +589,14 @@ def _against_floor_per_reference(
 def cold_goal(cold: list[Timing]) -> Goal:
     """`rl --help` against its plain-Pydantic baseline (the issue's goal), judged on the median of
     per-round differences; the generated 514-field schema's pair is shown, not judged."""
-    name = f"cold rl --help within {GOAL_COLD_MS:.0f} ms of import pydantic + building the schema"
+    name = (
+        f"cold rl --help and rl @ rl.toml --dry-run each within {GOAL_COLD_MS:.0f} ms of "
+        "import pydantic + building the schema"
+    )
     by = {t.name: t for t in cold}
     parts, extras = [], {}
-    for program, baseline in ((RL_HELP, RL_BASELINE), (GEN_HELP, GEN_BASELINE)):
+    pairs = ((RL_HELP, RL_BASELINE), (RL_DRY_RUN, RL_BASELINE), (GEN_HELP, GEN_BASELINE))
+    for program, baseline in pairs:
         a, b = by.get(program), by.get(baseline)
         if a is None or b is None or a.median_s is None or b.median_s is None:
             continue
@@ -580,10 +604,11 @@ def cold_goal(cold: list[Timing]) -> Goal:
         extras[program] = extra * 1e3
         counted = _instructions(a, b)
         parts.append(f"{program} {text}" + (f"; instructions {counted})" if counted else ")"))
-    if RL_HELP not in extras:
+    if RL_HELP not in extras or RL_DRY_RUN not in extras:
         return Goal(name, "no data", "; ".join(parts))
-    status = "met" if extras[RL_HELP] <= GOAL_COLD_MS else "missed"
-    return Goal(name, status, "; ".join(parts) + " (the second, not judged: the 514-field schema)")
+    judged = max(extras[RL_HELP], extras[RL_DRY_RUN])
+    status = "met" if judged <= GOAL_COLD_MS else "missed"
+    return Goal(name, status, "; ".join(parts) + " (the last, not judged: the 514-field schema)")
 
 
 def _cold_difference(a: Timing, b: Timing) -> tuple[float, str]:

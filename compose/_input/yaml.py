@@ -1,6 +1,6 @@
 """YAML file nodes, through PyYAML's safe loader: this module is imported only to read YAML.
 
-The loader is `yaml.safe_load`'s (its C version when PyYAML has libyaml), held to TOML's rules:
+The loader is `yaml.safe_load`'s, held to TOML's rules:
 keys must be text (`on:` and `1:` are refused: YAML reads them as a boolean and an integer), each
 written once in its mapping; the tags of Python objects are refused (the safe loader knows none),
 and so are `!!set`, `!!omap`, `!!pairs` and `!!binary`, whose values no TOML file can hold. One
@@ -9,6 +9,12 @@ only with a dot and a signed exponent, so that `lr: 1e-4` would be text).
 
 The tree is copied out of what the loader built, nulls as the text "None" (see `_formats`): an
 alias gives the same object in two places, and a later node changing one must not change both.
+
+PyYAML's Python loader is the reference. Where PyYAML has libyaml, its C parser (7x faster,
+`benchmarks/results/parsers.md`) reads first, a shortcut: the same constructor and rules over
+the same events. It words some syntax errors differently ("not allowed here" for the Python
+parser's "not allowed in this context"), so a text it refuses is read again by the Python
+loader, whose error is the one shown: the same words with libyaml or without.
 """
 
 from __future__ import annotations
@@ -21,14 +27,10 @@ from yaml.constructor import ConstructorError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from compose._input.documents import top_table
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import NONE_TEXT
 from compose._tree import MAX_DEPTH, KeyPath
 from compose.errors import SourceError
-
-try:  # libyaml's parser is ten times faster; PyYAML may have been built without it
-    from yaml import CSafeLoader as _SafeLoader
-except ImportError:  # PyYAML built without libyaml
-    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 MAX_ALIASED = 100_000  # values copied again for aliases, which can nest ("billion laughs")
 _TAG = "tag:yaml.org,2002:"
@@ -45,12 +47,11 @@ class _BadKey(Exception):
         self.hint = hint
 
 
-class _Loader(_SafeLoader):
-    """`yaml.safe_load`'s loader, refusing keys that are not text or are written twice."""
+class _Checks:
+    """What compose adds to `yaml.safe_load`'s loader: keys that are not text, or are written
+    twice, are refused. Mixed into the Python loader and the C one alike."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self._checked: set[int] = set()
+    _checked: set[int]
 
     def flatten_mapping(self, node: MappingNode) -> None:
         # Every mapping passes here before its `<<` merges are spliced into it (which may
@@ -58,7 +59,28 @@ class _Loader(_SafeLoader):
         if id(node) not in self._checked:
             self._checked.add(id(node))
             _check_keys(node)
-        super().flatten_mapping(node)
+        super().flatten_mapping(node)  # type: ignore[misc]
+
+
+class _Loader(_Checks, yaml.SafeLoader):
+    """The reference: PyYAML's Python loader."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._checked = set()
+
+
+_FastLoader: type[yaml.SafeLoader] | None = None
+if hasattr(yaml, "CSafeLoader"):  # PyYAML may have been built without libyaml
+
+    class _CLoader(_Checks, yaml.CSafeLoader):
+        """The shortcut: libyaml's parser under the same constructor and checks."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__(text)
+            self._checked = set()
+
+    _FastLoader = _CLoader  # type: ignore[assignment]
 
 
 def _check_keys(node: MappingNode) -> None:
@@ -87,17 +109,20 @@ def _not_text(node: Node) -> _BadKey:
     )
 
 
-def _refuse(loader: _Loader, node: Node) -> Any:
+def _refuse(loader: yaml.SafeLoader, node: Node) -> Any:
     return loader.construct_undefined(node)  # the error of a tag the safe loader does not know
 
 
-for _name in ("set", "omap", "pairs", "binary"):
-    _Loader.add_constructor(f"{_TAG}{_name}", _refuse)
-_Loader.add_implicit_resolver(  # 1e-4, 1.5e3: numbers, as TOML and JSON read them
-    f"{_TAG}float",
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
-)
+for _class in (_Loader, _FastLoader):
+    if _class is None:
+        continue
+    for _name in ("set", "omap", "pairs", "binary"):
+        _class.add_constructor(f"{_TAG}{_name}", _refuse)
+    _class.add_implicit_resolver(  # 1e-4, 1.5e3: numbers, as TOML and JSON read them
+        f"{_TAG}float",
+        re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+        list("-+0123456789"),
+    )
 
 
 def parse(shown: str, text: str) -> dict[str, Any]:
@@ -112,8 +137,13 @@ def parse(shown: str, text: str) -> dict[str, Any]:
 
 
 def _load(shown: str, text: str) -> Any:
-    loader = _Loader(text)
+    if SHORTCUTS and _FastLoader is not None:
+        read, value = _read_fast(_FastLoader, text)
+        if read:
+            return value
+    loader = None
     try:
+        loader = _Loader(text)  # its reader looks at every character here, before parsing
         return loader.get_single_data()
     except _BadKey as bad:
         raise SourceError(bad.message, origin=f"{shown}:{bad.line}", hint=bad.hint) from None
@@ -127,6 +157,22 @@ def _load(shown: str, text: str) -> Any:
         raise SourceError("invalid YAML: nested too deeply", origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
         raise SourceError(f"invalid YAML: {error}", origin=shown) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _read_fast(loader_class: type[yaml.SafeLoader], text: str) -> tuple[bool, Any]:
+    """(True, the document) where libyaml reads it; (False, None) for the Python loader to
+    read it again and word the refusal."""
+    try:
+        loader = loader_class(text)
+    except Exception:  # any refusal is the Python loader's to word
+        return False, None
+    try:
+        return True, loader.get_single_data()
+    except Exception:  # as above
+        return False, None
     finally:
         loader.dispose()
 
@@ -192,7 +238,7 @@ def key_lines(text: str) -> dict[KeyPath, int]:
     that no longer parses (changed since it was composed) maps nothing.
     """
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=_FastLoader if SHORTCUTS and _FastLoader else _Loader)
     except (yaml.YAMLError, RecursionError, ValueError):
         return {}
     lines: dict[KeyPath, int] = {}

@@ -391,7 +391,7 @@ BAD_FILES = [
         "a.yaml",
         "seed: 1\ntrainer: [1, 2\nenv: 3\n",
         "a.yaml:3:4",
-        "invalid YAML: while parsing a flow sequence, did not find expected ',' or ']'",
+        "invalid YAML: while parsing a flow sequence, expected ',' or ']', but got ':'",
     ),
     (
         "a.yaml",
@@ -403,13 +403,13 @@ BAD_FILES = [
         "a.yaml",
         "seed: 1\ntrainer: a: b\n",
         "a.yaml:2:11",
-        "invalid YAML: mapping values are not allowed in this context",
+        "invalid YAML: mapping values are not allowed here",
     ),
     (
         "a.yaml",
         "seed: 1\nname: \x01\n",
         "a.yaml:2",
-        "invalid YAML: control characters are not allowed (#x0001)",
+        "invalid YAML: special characters are not allowed (#x0001)",
     ),
 ]
 

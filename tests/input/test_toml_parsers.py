@@ -162,3 +162,40 @@ def test_a_syntax_error_names_file_line_and_column(tmp_path: Path) -> None:
         compose.compose([str(bad)])
     assert raised.value.origin == f"{bad}:2:8"
     assert "invalid TOML: Invalid value" in str(raised.value)
+
+
+NO_LIBYAML = "import yaml\ndel yaml.CSafeLoader  # as where PyYAML is built without libyaml\n"
+
+
+def test_yaml_reads_the_same_without_libyaml(tmp_path: Path) -> None:
+    """PyYAML's C loader reads YAML where libyaml is built in, its Python loader elsewhere:
+    the same table, and a syntax error at the same line in the same words."""
+    good = tmp_path / "good.yaml"
+    good.write_text("trainer:\n  max_steps: 3\n  optim:\n    lr: 1.0e-4\nnames: [a, b]\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("trainer:\n  max_steps: 3\n   lr: [1, 2\n")
+    code = (
+        "import json, compose\n"
+        "from compose.errors import SourceError\n"
+        "from compose._input import yaml as reader\n"
+        f"table = compose.compose([{str(good)!r}])\n"
+        "try:\n"
+        f"    compose.compose([{str(bad)!r}])\n"
+        "except SourceError as error:\n"
+        "    message = str(error)\n"
+        "print(json.dumps([reader._FastLoader is not None, table, message]))\n"
+    )
+    results = []
+    for prelude in ("", NO_LIBYAML):
+        status, out, err = run_python(prelude + code, cwd=ROOT)
+        assert status == 0, err
+        results.append(json.loads(out))
+    (c_loader, table, message), (py_loader, table_py, message_py) = results
+    assert (c_loader, py_loader) == (True, False)
+    assert (
+        table
+        == table_py
+        == {"trainer": {"max_steps": 3, "optim": {"lr": 1e-4}}, "names": ["a", "b"]}
+    )
+    assert message == message_py
+    assert f"{bad}:3" in message
