@@ -59,6 +59,7 @@ SHORTCUTS_BY_NAME = {
     # one module holds both: turning either off turns off the other
     "native-toml": "compose._toml",
     "toml-depth-count": "compose._toml",
+    "libyaml": "compose._input.yaml",
     "plain-merge": "compose._merge.tables",
     "kept-walks": "compose._schema.walk",
     "tags-by-name": "compose._merge.flags",
