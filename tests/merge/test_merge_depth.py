@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compose import SourceError, compose, to_toml
-from compose._toml import may_nest_too_deep
+from compose._toml import depth_bound, may_nest_too_deep
 from compose._tree import MAX_DEPTH
 
 if TYPE_CHECKING:
@@ -105,3 +105,123 @@ def test_files_at_and_past_the_limit_with_the_least_structure(write: WriteFile, 
 def test_a_typical_file_skips_the_walk() -> None:
     text = "".join(f"[g.s{j}]\nk0 = 1\nk1 = 2.5\nk2 = 'x'\nk3 = [1, 2]\n" for j in range(15))
     assert not may_nest_too_deep(text)
+
+
+# ---------------------------------------------------------------- the structure bound
+
+STRINGS = st.text(alphabet="ab.[]{}=, ", max_size=6)  # none the bound cannot see past
+LEAVES = st.one_of(st.integers(0, 9), st.sampled_from([0.5, 12.25]), STRINGS)
+ODD_KEYS = st.sampled_from(["a", "b", "c.d", "e[f]", "g{", "h]"])  # the last four need quotes
+ODD_TREES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(
+        st.dictionaries(ODD_KEYS, inner, min_size=1, max_size=2),
+        st.lists(inner, min_size=1, max_size=3),
+    ),
+    max_leaves=16,
+)
+ODD_DOCS = st.dictionaries(ODD_KEYS, ODD_TREES, min_size=1, max_size=3)
+
+
+def key(segment: str) -> str:
+    return segment if segment.isalnum() else json.dumps(segment)
+
+
+def one_line(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key(k)} = {one_line(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(one_line(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+def spread(value: Any) -> str:
+    """`value` inline, an element or entry to a line (TOML 1.1 lets inline tables span lines)."""
+    if isinstance(value, dict):
+        return "{\n" + ",\n".join(f"{key(k)} = {spread(v)}" for k, v in value.items()) + "\n}"
+    if isinstance(value, list):
+        return "[\n" + ",\n".join(spread(item) for item in value) + ",\n]"
+    return json.dumps(value)
+
+
+def odd_styles(doc: dict[str, Any]) -> list[str]:
+    def dotted_keys(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[str]:
+        for name, value in node.items():
+            if isinstance(value, dict):
+                yield from dotted_keys(value, (*path, key(name)))
+            else:
+                yield f"{'.'.join((*path, key(name)))} = {one_line(value)}"
+
+    return [
+        to_toml(doc),
+        "\n".join(dotted_keys(doc)) + "\n",
+        "\n".join(f"{key(k)} = {spread(v)}" for k, v in doc.items()) + "\n",
+    ]
+
+
+@settings(max_examples=examples(400))
+@given(doc=ODD_DOCS)
+def test_the_structure_bound_is_never_below_the_deepest_path(doc: dict[str, Any]) -> None:
+    """Strings full of brackets and dots, quoted keys, multi-line values: whatever the
+    bound clears, no path of the table is deeper (it may only say None: walk)."""
+    for text in odd_styles(doc):
+        parsed = tomli.loads(text)
+        assert parsed == doc
+        bound = depth_bound(text, 10_000)
+        assert bound is None or longest_path(parsed) - 1 <= bound, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'x = [[["]]", [[1]], "[["]]]\n',  # a string's brackets pair with the value's
+        "[[a.b.c]]\n[[a.b.c]]\nd.e = [{f.g = [[1]]}]\n",
+        "[[a]]\n[[a.b]]\n[[a.b.c]]\nd = 1\n",
+        'a = {b = {c = {d = "}}}"}}}\n',
+    ],
+)
+def test_the_bound_holds_where_strings_mimic_structure(text: str) -> None:
+    bound = depth_bound(text, 10_000)
+    assert bound is not None
+    assert longest_path(tomli.loads(text)) - 1 <= bound
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a = 1  # c\n", "a = 'x'\n", 'a = "\\"[["\n', 'a = """\n[[\n"""\n', 'a = "\\n"\n'],
+    ids=["comment", "literal string", "escaped quote", "multi-line string", "escape"],
+)
+def test_what_the_bound_cannot_see_past_leaves_the_walk_to_decide(text: str) -> None:
+    assert depth_bound(text, 10_000) is None
+
+
+def big(extra: str = "") -> str:
+    """A file like the benchmark's: far more dots and brackets than any path holds."""
+    lines = [f'[g.s{j}]\nk0 = {j}.5\nk1 = "v{j}"\nk2 = [1, 2.5]\n' for j in range(200)]
+    return "".join(lines) + extra
+
+
+def test_a_large_typical_file_skips_the_walk() -> None:
+    text = big()
+    assert text.count(".") + text.count("[") > MAX_DEPTH  # the count alone would walk
+    assert not may_nest_too_deep(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "refused"),
+    [
+        ("[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH, True),  # [deep] is the first level
+        ('"' + "[" * 200 + '"', False),  # brackets in a string nest nothing
+        ("[" * (MAX_DEPTH - 1) + "1" + "]" * (MAX_DEPTH - 1), False),
+    ],
+    ids=["deep value", "brackets in a string", "at the limit"],
+)
+def test_a_large_file_is_refused_only_where_it_nests_too_deep(
+    write: WriteFile, value: str, refused: bool
+) -> None:
+    write("big.toml", big(f"[deep]\nx = {value}\n"))
+    if refused:
+        with pytest.raises(SourceError, match=r"big\.toml.*nested deeper than 100 levels"):
+            compose(["big.toml"])
+    else:
+        assert compose(["big.toml"])["deep"]["x"]
