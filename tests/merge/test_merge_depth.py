@@ -45,9 +45,14 @@ def longest_path(value: Any) -> int:
     return 0
 
 
+def toml_key(segment: str) -> str:
+    return segment if segment.isalnum() else json.dumps(segment)
+
+
 def inline(value: Any) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{key} = {inline(item)}" for key, item in value.items()) + "}"
+        entries = (f"{toml_key(key)} = {inline(item)}" for key, item in value.items())
+        return "{" + ", ".join(entries) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(inline(item) for item in value) + "]"
     return json.dumps(value)
@@ -57,16 +62,16 @@ def dotted(doc: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[str]:
     """One `a.b.c = value` a leaf; lists inline (keys made by dots, the rest by brackets)."""
     for key, value in doc.items():
         if isinstance(value, dict):
-            yield from dotted(value, (*path, key))
+            yield from dotted(value, (*path, toml_key(key)))
         else:
-            yield f"{'.'.join((*path, key))} = {inline(value)}"
+            yield f"{'.'.join((*path, toml_key(key)))} = {inline(value)}"
 
 
 def styles(doc: dict[str, Any]) -> list[str]:
     return [
         to_toml(doc),  # headers and arrays of tables
         "\n".join(dotted(doc)) + "\n",
-        "\n".join(f"{key} = {inline(value)}" for key, value in doc.items()) + "\n",
+        "\n".join(f"{toml_key(key)} = {inline(value)}" for key, value in doc.items()) + "\n",
     ]
 
 
@@ -123,40 +128,14 @@ ODD_TREES = st.recursive(
 ODD_DOCS = st.dictionaries(ODD_KEYS, ODD_TREES, min_size=1, max_size=3)
 
 
-def key(segment: str) -> str:
-    return segment if segment.isalnum() else json.dumps(segment)
-
-
-def one_line(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{key(k)} = {one_line(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(one_line(item) for item in value) + "]"
-    return json.dumps(value)
-
-
 def spread(value: Any) -> str:
     """`value` inline, an element or entry to a line (TOML 1.1 lets inline tables span lines)."""
     if isinstance(value, dict):
-        return "{\n" + ",\n".join(f"{key(k)} = {spread(v)}" for k, v in value.items()) + "\n}"
+        entries = (f"{toml_key(key)} = {spread(item)}" for key, item in value.items())
+        return "{\n" + ",\n".join(entries) + "\n}"
     if isinstance(value, list):
         return "[\n" + ",\n".join(spread(item) for item in value) + ",\n]"
     return json.dumps(value)
-
-
-def odd_styles(doc: dict[str, Any]) -> list[str]:
-    def dotted_keys(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[str]:
-        for name, value in node.items():
-            if isinstance(value, dict):
-                yield from dotted_keys(value, (*path, key(name)))
-            else:
-                yield f"{'.'.join((*path, key(name)))} = {one_line(value)}"
-
-    return [
-        to_toml(doc),
-        "\n".join(dotted_keys(doc)) + "\n",
-        "\n".join(f"{key(k)} = {spread(v)}" for k, v in doc.items()) + "\n",
-    ]
 
 
 @settings(max_examples=examples(400))
@@ -164,7 +143,8 @@ def odd_styles(doc: dict[str, Any]) -> list[str]:
 def test_the_structure_bound_is_never_below_the_deepest_path(doc: dict[str, Any]) -> None:
     """Strings full of brackets and dots, quoted keys, multi-line values: whatever the
     bound clears, no path of the table is deeper (it may only say None: walk)."""
-    for text in odd_styles(doc):
+    spread_out = "\n".join(f"{toml_key(key)} = {spread(value)}" for key, value in doc.items())
+    for text in [*styles(doc), spread_out + "\n"]:
         parsed = tomli.loads(text)
         assert parsed == doc
         bound = depth_bound(text, 10_000)
