@@ -138,7 +138,7 @@ def _structure_bound(marks: bytes, limit: int, text: str) -> int | None:
 
 
 def _outside_strings(marks: bytes) -> bytes:
-    """`marks` without the strings' (a quote always opens or closes a basic string here)."""
+    """`marks` without what the strings hold (a quote always opens or closes a basic string)."""
     if marks.count(b'""') * 2 == marks.count(b'"'):  # no string holds a mark: drop the quotes
         return marks.translate(None, b'"')  # (a split costs ten times as much)
     return b"".join(marks.split(b'"')[::2])
