@@ -19,6 +19,7 @@ everything. Neither is imported before a TOML text is read: `rl --help` reads no
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -52,15 +53,17 @@ def loads(text: str) -> dict[str, Any]:
     """
     native = _native_loads() if SHORTCUTS else None
     if native is not None and not may_hold_long_integer(text):
-        try:
-            table = native(text)
-        except Exception:  # any refusal is tomli's to word (or to overrule)
-            pass
-        else:
-            if not _too_deep(text, table):
-                return table
+        depth = nesting(text)
+        if depth != DEEP:  # toml-rs recurses once a bracket: thousands deep, it crashes
+            try:
+                table = native(text)
+            except Exception:  # any refusal is tomli's to word (or to overrule)
+                pass
+            else:
+                if depth == SHALLOW or not too_deep(table):
+                    return table
     table = _reference_loads(text)
-    if _too_deep(text, table):
+    if (not SHORTCUTS or nesting(text) != SHALLOW) and too_deep(table):
         raise TooDeep
     return table
 
@@ -74,44 +77,64 @@ def native_parser() -> str | None:
     return f"toml-rs {toml_rs.__version__}"
 
 
-def _too_deep(text: str, table: dict[str, Any]) -> bool:
-    return (not SHORTCUTS or may_nest_too_deep(text)) and too_deep(table)
+# How deep a TOML text may nest, as `nesting` tells it from the text alone.
+SHALLOW = "shallow"  # no path of its table is deeper than MAX_DEPTH: nothing to walk
+BOUNDED = "bounded"  # its brackets nest at most MAX_DEPTH deep, its paths may go deeper: walk
+DEEP = "deep"  # its brackets may nest deeper: only tomli reads it (and refuses, or the walk does)
 
 
-def may_nest_too_deep(text: str) -> bool:
-    """Whether TOML `text` (which a parser has read) may nest past `MAX_DEPTH`: the depth walk
-    is needed only then. Two bounds, each made of C-speed byte operations, clear a text.
+def nesting(text: str) -> str:
+    """How deep TOML `text` may nest (`SHALLOW`, `BOUNDED` or `DEEP`), told by C-speed byte
+    operations before any parser reads it.
+
+    toml-rs recurses once for each bracket it is inside: a few thousand nested arrays or inline
+    tables crash the process (a 20 kB file; fewer on a thread's smaller stack), so it reads only
+    a text whose brackets outside strings and comments nest no deeper than `MAX_DEPTH`, which
+    compose refuses past anyway. `BOUNDED` and `SHALLOW` hold for any text up to the point where
+    a parser would refuse it, so the parser never goes deeper; what `SHALLOW` says of the table
+    holds where the text is valid TOML, the only kind that gives a table.
 
     Each level of a path costs the text a character: a key's segment past its first a `.`; an
     array's index a `[` (of the array, or of a `[[header]]` of an array of tables); an inline
     table's first key segment its `{`. Only two levels are free: the first segment of a header
     and of a key. Counting the three characters clears a small file. A large one has more of
-    them than any path holds (every float has a dot), so `depth_bound` bounds its paths by its
-    structure instead: on the benchmark's files the walk costs a quarter of toml-rs's parse,
-    the bounds a twentieth.
+    them than any path holds (every float has a dot), so its paths are bounded by its structure
+    instead (`depth_bound`): on the benchmark's files the walk of the table costs a quarter of
+    toml-rs's parse, the bounds a twentieth.
     """
     marks = _marks(text)
     if marks.count(b".") + marks.count(b"[") + marks.count(b"{") + 2 <= MAX_DEPTH:
-        return False
-    bound = _structure_bound(marks, MAX_DEPTH, text)
-    return bound is None or bound > MAX_DEPTH
+        return SHALLOW
+    if _needs_lexer(marks, text) and marks.count(b"[") + marks.count(b"{") <= MAX_DEPTH:
+        return BOUNDED  # a mid-sized file with comments: walking its table costs less than a lexer
+    structure = _structure(marks, text)
+    height = _bracket_height(structure, MAX_DEPTH)
+    if height is None:
+        return DEEP
+    return SHALLOW if _path_bound(structure, height, MAX_DEPTH) <= MAX_DEPTH else BOUNDED
+
+
+def may_nest_too_deep(text: str) -> bool:
+    """Whether some path of TOML `text`'s table may be deeper than `MAX_DEPTH`: the depth walk
+    is needed only then."""
+    return nesting(text) != SHALLOW
 
 
 def depth_bound(text: str, limit: int) -> int | None:
     """At most how many tables and lists nest below the root of TOML `text`'s table, or None
-    where the text has what this cannot see past (a comment, a literal or multi-line string, an
-    escape) or its brackets nest more than `limit` deep. Past `limit`, the number it gives
-    says only that: paths may be deeper than `limit`.
+    where its brackets nest more than `limit` deep. Past `limit`, the number it gives says only
+    that: paths may be deeper than `limit`.
 
-    A path is spelled by one header, one key and one value. With the contents of the strings
-    dropped, `m` the most dots a line holds and `h` how deep the brackets nest: the header's
-    segments (at most m + 1) are each a table, or an array of tables and its last table, so 2
-    levels; the key adds a table for each dot (at most m); the value a list or a table for each
-    bracket it nests, and each inline table's key its dots: at most h * (m + 1). So no path is
-    deeper than (m + 1) * (h + 3) - 1. Only valid TOML comes here (a parser read it): a quote
-    always opens or closes a basic string, and brackets outside strings match.
+    A path is spelled by one header, one key and one value. With strings and comments dropped,
+    `m` the most dots a line holds and `h` how deep the brackets nest: the header's segments (at
+    most m + 1) are each a table, or an array of tables and its last table, so 2 levels; the
+    key adds a table for each dot (at most m); the value a list or a table for each bracket it
+    nests, and each inline table's key its dots: at most h * (m + 1). So no path is deeper than
+    (m + 1) * (h + 3) - 1. Only valid TOML has a table: brackets outside strings match.
     """
-    return _structure_bound(_marks(text), limit, text)
+    structure = _structure(_marks(text), text)
+    height = _bracket_height(structure, limit)
+    return None if height is None else _path_bound(structure, height, limit)
 
 
 def _marks(text: str) -> bytes:
@@ -119,15 +142,72 @@ def _marks(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass").translate(None, _NOT_MARKS)
 
 
-def _structure_bound(marks: bytes, limit: int, text: str) -> int | None:
-    if b"#" in marks or b"'" in marks or b"\\" in marks:  # memchr-fast when absent
-        return None
-    if b'"""' in marks and '"""' in text:  # two strings side by side also show `""""`
-        return None
-    structure = _outside_strings(marks)
-    height = _bracket_height(structure.translate(_SQUARE, b".\n"), limit)
-    if height is None:
-        return None
+def _structure(marks: bytes, text: str) -> bytes:
+    """The dots, brackets and line ends of `text` outside its strings and comments."""
+    if _needs_lexer(marks, text):
+        marks = _lexed(text)
+    return _outside_strings(marks)
+
+
+def _lexed(text: str) -> bytes:
+    """The marks of `text` with its strings and comments taken out, by a regex over the marks.
+
+    A regex costs 15 ns a character (as much as toml-rs's parse), so it reads the marks and the
+    separators `,` and `=` (without, the strings of `["a", "b"]` would show four quotes in a
+    row), a fifth of the text. Escapes that could end a string early are dropped
+    first (the only ones of the marks: `\\` and a quote); what other escapes leave is content.
+    """
+    if "\\" in text:
+        text = text.replace("\\\\", "").replace('\\"', "")
+    lexed = text.encode("utf-8", "surrogatepass").translate(None, _NOT_LEXED)
+    return _strings_and_comments().sub(b"", lexed).translate(None, b",=")
+
+
+def _needs_lexer(marks: bytes, text: str) -> bool:
+    """Whether `text` has what quotes alone cannot tell apart: a comment, a literal or
+    multi-line string, an escape (two basic strings side by side also show four quotes)."""
+    return b"#" in marks or b"'" in marks or b"\\" in marks or (b'"""' in marks and '"""' in text)
+
+
+def _outside_strings(marks: bytes) -> bytes:
+    """`marks` without what the basic strings hold: with no comment, literal or multi-line
+    string and no escape, a quote opens or closes one up to where a parser would refuse."""
+    if marks.count(b'""') * 2 == marks.count(b'"'):  # no string holds a mark: drop the quotes
+        return marks.translate(None, b'"')  # (a split costs ten times as much)
+    return b"".join(marks.split(b'"')[::2])
+
+
+@functools.cache  # compiled the first time a large file needs it, not on import
+def _strings_and_comments() -> re.Pattern[bytes]:
+    """TOML's strings (multi-line first, as a lexer reads them) and comments, in marks."""
+    return re.compile(  # each always matches once begun: an unclosed string runs to its end,
+        rb'"""(?:[^"]|"(?!""))*"{0,5}'  # where a parser would refuse it too
+        rb"|'''(?:[^']|'(?!''))*'{0,5}"  # (up to two quotes end a multi-line string)
+        rb'|"[^"\n]*"?'  # (a regex that can fail retries from every quote:
+        rb"|'[^'\n]*'?"  # quadratic on a crafted file)
+        rb"|#[^\n]*"  # a comment, to the end of its line
+    )
+
+
+# What the bounds look at: dots, brackets, line ends, and what strings and comments begin with.
+_NOT_MARKS = bytes(sorted(set(range(256)) - set(b".[]{}\"\n#'\\")))
+_NOT_LEXED = bytes(sorted(set(_NOT_MARKS) - set(b",=")))
+_SQUARE = bytes.maketrans(b"{}", b"[]")
+
+
+def _bracket_height(structure: bytes, limit: int) -> int | None:
+    """How deep the brackets of `structure` nest: each round takes out every innermost pair.
+    None past `limit`, or where they do not match (nothing a parser reads so far goes deeper)."""
+    brackets = structure.translate(_SQUARE, b".\n")
+    height = 0
+    while brackets:
+        if height == limit:
+            return None
+        brackets, height = brackets.replace(b"[]", b""), height + 1
+    return height
+
+
+def _path_bound(structure: bytes, height: int, limit: int) -> int:
     dots = structure.translate(None, b"[]{}")  # each line's dots, a line to a row
     most_dots = 0  # found by a few searches: a pass over the lines would cost what a walk does
     while b"." * (most_dots + 1) in dots:
@@ -135,28 +215,6 @@ def _structure_bound(marks: bytes, limit: int, text: str) -> int | None:
         if (most_dots + 1) * (height + 3) - 1 > limit:
             break  # past the limit already: the exact count would change nothing
     return (most_dots + 1) * (height + 3) - 1
-
-
-def _outside_strings(marks: bytes) -> bytes:
-    """`marks` without what the strings hold (a quote always opens or closes a basic string)."""
-    if marks.count(b'""') * 2 == marks.count(b'"'):  # no string holds a mark: drop the quotes
-        return marks.translate(None, b'"')  # (a split costs ten times as much)
-    return b"".join(marks.split(b'"')[::2])
-
-
-# What the bounds cannot see past: a comment, a literal string, an escape (a quote may be one).
-_NOT_MARKS = bytes(sorted(set(range(256)) - set(b".[]{}\"\n#'\\")))
-_SQUARE = bytes.maketrans(b"{}", b"[]")
-
-
-def _bracket_height(brackets: bytes, limit: int) -> int | None:
-    """How deep matched `brackets` nest: each round takes out every innermost pair."""
-    height = 0
-    while brackets:
-        if height == limit:
-            return None
-        brackets, height = brackets.replace(b"[]", b""), height + 1
-    return height
 
 
 def may_hold_long_integer(text: str) -> bool:

@@ -9,6 +9,8 @@ checks the longest path tomli reads never exceeds that count + 2.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compose import SourceError, compose, to_toml
-from compose._toml import depth_bound, may_nest_too_deep
+from compose._toml import DEEP, depth_bound, may_nest_too_deep, nesting
 from compose._tree import MAX_DEPTH
 
 if TYPE_CHECKING:
@@ -168,11 +170,42 @@ def test_the_bound_holds_where_strings_mimic_structure(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["a = 1  # c\n", "a = 'x'\n", 'a = "\\"[["\n', 'a = """\n[[\n"""\n', 'a = "\\n"\n'],
-    ids=["comment", "literal string", "escaped quote", "multi-line string", "escape"],
+    [
+        "a = [1]  # [[[[ ]]\n",
+        "a = '[[[['\nb = [1]\n",
+        'a = ["\\"[[", [1]]\n',
+        'a = """\n[[ "\n]]"""\n',
+        "a = '''\n]] # [\n'''\nb = [[1]]\n",
+        'a = """\\"""\n"""\nb = [[1]]  # """ [[[\n',
+    ],
+    ids=["comment", "literal", "escaped quote", "multi-line", "multi-line literal", "escapes"],
 )
-def test_what_the_bound_cannot_see_past_leaves_the_walk_to_decide(text: str) -> None:
-    assert depth_bound(text, 10_000) is None
+def test_comments_and_every_kind_of_string_are_seen_past(text: str) -> None:
+    """What they hold is no structure: the bound is that of the brackets outside them."""
+    bound = depth_bound(text, 10_000)
+    assert bound is not None
+    assert longest_path(tomli.loads(text)) - 1 <= bound <= depth_bound("b = [[1]]\n", 10_000)
+
+
+def commented(text: str) -> str:
+    """`text` with a comment full of structure after every line (strings end on their line)."""
+    return "".join(f"{line}  # ]]}} \"[{{ '[. a.b\n" for line in text.splitlines())
+
+
+def literal(doc: dict[str, Any]) -> str:
+    """`doc` in dotted keys with every string a literal string."""
+    return ("\n".join(dotted(doc)) + "\n").replace('"', "'")  # no string holds a quote
+
+
+@settings(max_examples=examples(300))
+@given(doc=ODD_DOCS)
+def test_the_bound_holds_through_comments_and_literal_strings(doc: dict[str, Any]) -> None:
+    for text in [commented(styles(doc)[1]), commented(styles(doc)[2]), literal(doc)]:
+        parsed = tomli.loads(text)
+        assert parsed == doc
+        bound = depth_bound(text, 10_000)
+        assert bound is not None
+        assert longest_path(parsed) - 1 <= bound, text
 
 
 def big(extra: str = "") -> str:
@@ -205,3 +238,46 @@ def test_a_large_file_is_refused_only_where_it_nests_too_deep(
             compose(["big.toml"])
     else:
         assert compose(["big.toml"])["deep"]["x"]
+
+
+# ---------------------------------------- what the native parser must not read
+
+N = 50_000  # nested arrays or inline tables this deep crash toml-rs (it recurses a bracket)
+CRASHING = {
+    "arrays": "a = " + "[" * N + "]" * N,
+    "inline tables": "a = " + "{b=" * N + "1" + "}" * N,
+    "strings closing brackets": "a = " + '["]",' * N + "1" + "]" * N,
+    "after a comment": "# note\na = " + "[" * N + "]" * N,
+    "a comment closing brackets": "# " + "]" * N + "\na = " + "[" * N + "]" * N,
+    "literal strings": "a = " + "['[', " * N + "1" + "]" * N,
+    "unclosed": "a = " + "[" * N,
+}
+
+
+@pytest.mark.parametrize("text", CRASHING.values(), ids=CRASHING.keys())
+def test_brackets_nested_past_the_limit_never_reach_the_native_parser(text: str) -> None:
+    assert nesting(text) == DEEP
+
+
+# Quotes a regex lexer would retry from, each time to the end of the line, if it could fail
+# (seconds for 8,000 of them, a hang for these); the brackets make the file need the lexer.
+QUADRATIC = {"escaped quotes": "x = [" + "[1], " * 100 + ']\n# c\ny = "' + '\\"' * 200_000}
+
+
+@pytest.mark.parametrize(
+    "text", [*CRASHING.values(), *QUADRATIC.values()], ids=[*CRASHING, *QUADRATIC]
+)
+def test_a_file_the_native_parser_would_crash_on_is_one_clear_error(
+    write: WriteFile, text: str
+) -> None:
+    """In a process of its own: a crash would end it with a signal, not an error message."""
+    path = write("deep.toml", text)
+    done = subprocess.run(
+        [sys.executable, "-m", "compose", "show", "@", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang fails too
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.startswith(f"error: {path}") and "Traceback" not in done.stderr
