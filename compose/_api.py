@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
@@ -95,8 +95,8 @@ def compose(
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     """
-    if isinstance(sources, (str, os.PathLike)):
-        sources = [sources]
+    if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
+        sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
     if isinstance(overrides, str):  # one string would be one override per character
         raise ArgvError(
             "overrides is a list of strings, one override each",
@@ -105,8 +105,9 @@ def compose(
             hint=f"write overrides=[{overrides!r}]",
         )
     check_resolvers(resolvers)
-    items: list[Item] = [FileItem(os.fspath(s), "", os.fspath(s)) for s in sources]
-    items += parse_overrides(list(overrides))
+    items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
+    if overrides:
+        items += parse_overrides(list(overrides))
     items = with_environment(items, env_prefix, environ)
     composed = compose_items(items, schema, as_search_path(search_path))
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
@@ -192,16 +193,13 @@ def parse_reading(
 def flags_may_hold_none(items: list[Item]) -> bool:
     """Whether a flag's (or a variable's) text may give a "None" string (JSON and TOML values
     parse to text)."""
-    return any(may_spell_none(token) for value in _values(items) for token in value.tokens)
-
-
-def _values(items: list[Item]) -> Iterator[ValueItem]:
-    """The flags, and the variables of the environment node."""
-    for item in items:
-        if isinstance(item, ValueItem):
-            yield item
-        elif isinstance(item, EnvItem):
-            yield from item.values
+    for item in items:  # loops, not generators or helpers: this runs for every composition
+        values = (item,) if isinstance(item, ValueItem) else ()
+        for value in item.values if isinstance(item, EnvItem) else values:
+            for token in value.tokens:
+                if may_spell_none(token):
+                    return True
+    return False
 
 
 def resolve(

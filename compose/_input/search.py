@@ -30,6 +30,8 @@ Dirs = Sequence[str | os.PathLike[str]] | str | os.PathLike[str]
 
 def as_search_path(dirs: Dirs) -> SearchPath:
     """`search_path=` as given to `cli`/`parse`/`compose`: one directory or several."""
+    if isinstance(dirs, (tuple, list)):  # first: `isinstance` of an ABC costs several times more
+        return tuple(os.fspath(d) for d in dirs) if dirs else ()
     if isinstance(dirs, (str, os.PathLike)):
         return (os.fspath(dirs),)
     return tuple(os.fspath(d) for d in dirs)

@@ -24,6 +24,21 @@ if TYPE_CHECKING:  # the file reader (and tomli) is loaded by composing, not by 
 class Composed:
     """The merged tree before interpolation and binding, with who set what."""
 
+    __slots__ = (  # made once a composition: slots make it and its stores cheaper
+        "env_secrets",
+        "files",
+        "may_hold_none",
+        "needs_resolution",
+        "origins",
+        "pending",
+        "root",
+        "search_path",
+        "sources",
+        "tree",
+        "unchecked",
+        "work_below",
+    )
+
     def __init__(
         self,
         tree: dict[str, Any],
@@ -70,8 +85,14 @@ def _plain_key(path: KeyPath) -> str:
 def marks_resolution(text: str) -> bool:
     """A cheap look at raw text: only "${" and "???" give interpolation work to do. An escape
     (a unicode escape for `$`, a line continuation between `$` and `{`) can spell either, so
-    any backslash counts too: rare in configs, and it costs one scan, never a wrong result."""
-    return INTERPOLATION in text or MANDATORY in text or "\\" in text
+    any backslash counts too: rare in configs, and it costs one scan, never a wrong result.
+    Each pattern is looked for only where its first character is there: a one-character search
+    is memchr's, several times faster than one for a longer pattern."""
+    return (
+        ("$" in text and INTERPOLATION in text)
+        or ("?" in text and MANDATORY in text)
+        or "\\" in text
+    )
 
 
 def note_work(composed: Composed, paths: Iterable[KeyPath]) -> None:

@@ -112,7 +112,9 @@ def _compose(
             merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
-    composed.pending = [*env_errors, *apply_values(merger, values, composed)]
+    if values:
+        env_errors += apply_values(merger, values, composed)
+    composed.pending = env_errors
 
 
 def _merge_data(merger: Merger, composed: Composed, item: DataItem) -> None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from compose._schema.memo import forget, memoize
 from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of, renames_of
-from compose._schema.shape import Kind, Shape, section_models
+from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import dotted, split_dotted
 from compose._tree import KeyPath
@@ -80,7 +80,7 @@ def move_renamed(
 
     Paths in the moves are inside the node; `show_key` names a path of the whole config.
     """
-    if SHORTCUTS and not _shape_has_renames(shape):
+    if SHORTCUTS and (shape is ANY or not _shape_has_renames(shape)):  # ANY: schema-less
         return []
     moves: list[Move] = []
     _move_in(table, shape, (), source, moves)

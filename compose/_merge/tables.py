@@ -285,6 +285,8 @@ def may_switch_below(shape: Shape) -> bool:
 
     Only those need the schema while merging; lists replace whole, so none inside one does.
     """
+    if shape is ANY:  # schema-less: the answer below, without its three lookups
+        return False
     if holds_strategies(shape):
         return True
     shape = _through_dicts(shape)

@@ -100,7 +100,8 @@ def none_for(shape: Shape, key: str, origin: str) -> Any:
 
 def may_spell_none(text: str) -> bool:
     """Whether TOML or JSON `text` may hold the string "None": as written, or through escapes."""
-    return NONE_TEXT in text or "\\" in text
+    # memchr's one-character search first (see `marks_resolution`)
+    return ("N" in text and NONE_TEXT in text) or "\\" in text
 
 
 def _bool(text: str, key: str, origin: str) -> bool:
