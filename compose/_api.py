@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -21,13 +21,12 @@ from compose._input.argv import (
     Item,
     ValueItem,
     parse_overrides,
+    program_name,
     split_argv,
 )
 from compose._input.env import with_environment
 from compose._input.files import FileCache
 from compose._input.search import Dirs, SearchPath, as_search_path
-from compose._interp.resolve import Resolver, resolve_tree
-from compose._interp.resolvers import check_resolvers
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -36,7 +35,6 @@ from compose._merge.defaults import (
     set_fields,
 )
 from compose._merge.fold import compose_items
-from compose._output.help import help_screen, plain_help, program_name
 from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
 from compose._schema.secrets import secret_fields
@@ -46,9 +44,12 @@ from compose._syntax import kebab_case, snake_case
 from compose._tree import KeyPath, at_path
 from compose.errors import ArgvError, ComposeError, HelpRequested, gather
 
+if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by every composition
+    from compose._interp.resolvers import Resolver
+
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
-Resolvers = Mapping[str, Resolver] | None
+Resolvers: TypeAlias = "Mapping[str, Resolver] | None"
 
 
 @overload
@@ -104,7 +105,7 @@ def compose(
             origin="overrides",
             hint=f"write overrides=[{overrides!r}]",
         )
-    check_resolvers(resolvers)
+    _check_resolvers(resolvers)
     items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
     if overrides:
         items += parse_overrides(list(overrides))
@@ -177,7 +178,7 @@ def parse_reading(
 ) -> M:
     """`parse`, reading files through `files`: kept by a caller that parses many command lines
     over the same files (a sweep's points), it reads and parses each file once."""
-    check_resolvers(resolvers)
+    _check_resolvers(resolvers)
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))
@@ -220,9 +221,18 @@ def resolve(
         raise gather([*composed.pending, *error.errors]) from None
 
 
+def _check_resolvers(resolvers: Resolvers) -> None:
+    if resolvers:
+        from compose._interp.resolvers import check_resolvers  # noqa: PLC0415  # see TYPE_CHECKING
+
+        check_resolvers(resolvers)
+
+
 def _resolve_tree(
     composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None
 ) -> None:
+    from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
+
     root = composed.root
     lookup = functools.partial(default_at, root, composed.tree) if root.model else None
     composed.tree = resolve_tree(
@@ -275,6 +285,8 @@ def _help(
     env_prefix: str | None = None,
 ) -> HelpRequested:
     """Help; after `@ files` or flags, with the values they compose and who set each."""
+    from compose._output.help import help_screen, plain_help  # noqa: PLC0415  # asked for help only
+
     nodes: list[Item] = [item for item in items if not isinstance(item, HelpItem)]
     composed, problem = None, ""
     try:

@@ -18,9 +18,8 @@ from typing import Any, NoReturn, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from compose._input.argv import HelpItem, split_argv
+from compose._input.argv import HelpItem, program_name, split_argv
 from compose._input.search import Dirs, SearchPath, as_search_path
-from compose._output.help import HelpScreen, help_screen, plain_help, program_name
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import COMPLETE_VARIABLE
 from compose._warn import held
@@ -179,6 +178,8 @@ def _runs(schema: type[M], args: list[str], prog: str, options: _Options) -> lis
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
     """The help with the app's `description` atop it instead of the schema's docstring."""
+    from compose._output.help import HelpScreen, plain_help  # noqa: PLC0415  # drew the screen
+
     screen = asked.screen
     if description is None or not isinstance(screen, HelpScreen):
         return asked
@@ -194,6 +195,8 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     env_prefix, search_path = options.env_prefix, options.search_path
     alone = options.default is None and not _environment_sets(env_prefix, options.environ)
     if SHORTCUTS and section is not None and alone:  # no node but the help: the defaults
+        from compose._output.help import help_screen, plain_help  # noqa: PLC0415  # help alone
+
         screen = help_screen(schema, prog, section, search_path=search_path, env_prefix=env_prefix)
         text = plain_help(screen)
         raise HelpRequested(text, screen)
@@ -244,6 +247,8 @@ def warnings_as_lines() -> Iterator[None]:
 
 
 def show_help(help_requested: HelpRequested, *, plain: bool = False) -> None:
+    from compose._output.help import HelpScreen  # noqa: PLC0415  # what drew the screen loaded it
+
     screen = help_requested.screen
     if isinstance(screen, HelpScreen) and not plain and _terminal(sys.stdout):
         rendered = _rich(lambda render: render.help_panels(screen, sys.stdout))

@@ -14,7 +14,16 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from compose.errors import ArgvError
+
+
+def program_name() -> str:
+    """The entrypoint's name as the user ran it (`sys.argv[0]`), for usage lines."""
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"
+
 
 _HELP = ("-h", "--help")
 

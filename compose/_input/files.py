@@ -13,7 +13,6 @@ from typing import Any
 
 from compose._input.documents import JSON, TOML, format_of
 from compose._input.formats import parse_yaml
-from compose._input.json import parse_json
 from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_file
 from compose._toml import TomlSyntaxError, TooDeep
@@ -170,7 +169,11 @@ def parse_file(shown: str, text: str) -> dict[str, Any]:
     kind = format_of(shown)
     if kind == TOML:
         return parse_toml(shown, text)
-    return parse_json(shown, text) if kind == JSON else parse_yaml(shown, text)
+    if kind == JSON:
+        from compose._input.json import parse_json  # noqa: PLC0415  # read for JSON nodes only
+
+        return parse_json(shown, text)
+    return parse_yaml(shown, text)
 
 
 def parse_toml(shown: str, text: str) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from compose._input.documents import JSON, TOML, YAML, format_of
-from compose._input.json import json_key_lines
 from compose._input.positions import key_lines
 from compose._schema.coerce import may_spell_none
 from compose._tree import KeyPath
@@ -26,6 +25,8 @@ def key_lines_for(shown: str, text: str) -> dict[KeyPath, int]:
     if kind == TOML:
         return key_lines(text)
     if kind == JSON:
+        from compose._input.json import json_key_lines  # noqa: PLC0415  # JSON nodes only
+
         return json_key_lines(text)
     return _yaml_module(shown).key_lines(text)
 

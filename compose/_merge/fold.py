@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -20,7 +20,6 @@ from compose._input.argv import DataItem, DeleteItem, EnvItem, FileItem, Item, V
 from compose._input.env import unknown_variables
 from compose._input.files import FileCache, load_file, parse_file
 from compose._input.formats import may_give_none
-from compose._input.includes import Mount, expand
 from compose._input.origins import FileSource, FlagSource, Moved, Origins
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed, marks_resolution, note_work
@@ -40,6 +39,9 @@ from compose._syntax import INCLUDE
 from compose._tree import KeyPath
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError
+
+if TYPE_CHECKING:  # loaded by the first file that includes others
+    from compose._input.includes import Mount
 
 
 def root_shape(schema: type[BaseModel] | None) -> Shape:
@@ -62,6 +64,21 @@ def compose_items(
     composed = Composed({}, Origins(again), root, sources, search_path=search_path)
     composed.files = files
     _compose(items, Merger(root, composed.show_key, origins_at=again), composed, iter(()))
+    return composed
+
+
+def compose_recording(
+    items: list[Item],
+    schema: type[BaseModel] | None,
+    search_path: SearchPath = (),
+    files: FileCache | None = None,
+) -> Composed:
+    """`compose_items`, recording who set what while it merges: for a caller that asks of
+    every leaf (a run record), one composition instead of a composition and its replay."""
+    root = root_shape(schema)
+    composed = Composed({}, Origins(), root, [], search_path=search_path)
+    composed.files = files
+    _compose(items, Merger(root, composed.show_key, composed.origins), composed, iter(()))
     return composed
 
 
@@ -145,6 +162,8 @@ def _merge_file(
         prefix, shape, default = (), composed.root, NO_DEFAULT
     table, source = _load(item.path, prefix, cached, composed)
     if INCLUDE in table:  # the only cost of includes to a file without them
+        from compose._input.includes import Mount, expand  # noqa: PLC0415  # see TYPE_CHECKING
+
         expand(table, source, Mount(prefix, shape, default), _Nodes(merger, composed, cached))
         return
     _merge_node(merger, composed, table, source, prefix, shape, default)
@@ -209,6 +228,8 @@ class _Nodes:
         announce_renames(target, shown)
         _check_section(self._composed, target, shown)
         ensure_lists(self._merger, target, self._composed.show_key(target.path), shown)
+        from compose._input.includes import Mount  # noqa: PLC0415  # loaded by `expand` already
+
         return Mount(target.path, target.shape, target.default)
 
     def load(self, path: str, prefix: KeyPath) -> tuple[dict[str, Any], FileSource]:

@@ -9,8 +9,6 @@ the composed values and the node that set each, instead of bare defaults.
 from __future__ import annotations
 
 import enum
-import os
-import sys
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -81,11 +79,6 @@ class HelpScreen:
     @property
     def usage(self) -> str:
         return f"usage: {self.prog} {USAGE}"
-
-
-def program_name() -> str:
-    """The entrypoint's name as the user ran it, for usage lines."""
-    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"
 
 
 def help_screen(

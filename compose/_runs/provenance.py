@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import pydantic
@@ -37,6 +39,24 @@ def git_state(cwd: str) -> dict[str, Any] | None:
     if commit is None or commit == "(initial)":
         return None
     return {"commit": commit, "dirty": any(not line.startswith("#") for line in lines)}
+
+
+def git_state_soon(cwd: str) -> Callable[[], dict[str, Any] | None]:
+    """`git_state(cwd)`, asked now in a thread of its own: call the result for the answer.
+
+    `git status` takes a few milliseconds, most of them in git, not here: a run record is
+    made meanwhile (its origins and fingerprint), which halves what a single run's record
+    adds to a cold start.
+    """
+    answer: list[dict[str, Any] | None] = []
+    thread = threading.Thread(target=lambda: answer.append(git_state(cwd)), daemon=True)
+    thread.start()
+
+    def wait() -> dict[str, Any] | None:
+        thread.join()
+        return answer[0] if answer else None
+
+    return wait
 
 
 def versions() -> dict[str, str]:

@@ -21,7 +21,7 @@ from compose._input.files import FileCache, read_text
 from compose._input.search import Dirs
 from compose._runs.atomic import write_json
 from compose._runs.fingerprint import fingerprint
-from compose._runs.provenance import git_state, versions
+from compose._runs.provenance import git_state_soon, versions
 from compose._runs.run import (
     RUN_FILE,
     config_file,
@@ -118,6 +118,8 @@ def describe_run(
 ) -> dict[str, Any]:
     """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
     taken as it was when the run was made)."""
+    cwd = os.getcwd()
+    git = git_state_soon(cwd)
     with held():  # dropped: the run itself has shown them
         tokens = from_run_argv(argv, prog) if asks_from_run(argv) else list(argv)
         files = FileCache()
@@ -129,7 +131,6 @@ def describe_run(
             env_prefix=env_prefix,
             environ=environ,
         )
-    cwd = os.getcwd()
     return run_record(
         prog=prog,
         argv=tokens,
@@ -137,7 +138,7 @@ def describe_run(
         origins=origins,
         sources={shown: sha256_text(text) for shown, text in files.texts.items()},
         cwd=cwd,
-        git=git_state(cwd),
+        git=git(),
         versions=versions(),
     )
 

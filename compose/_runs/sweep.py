@@ -21,9 +21,9 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from compose._api import Resolvers, parse_reading
+from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
 from compose._input.search import Dirs
-from compose._output.help import program_name
 from compose._runs.define import Axes, Where, axis_values, expand, override, product
 from compose._runs.fingerprint import fingerprint
 from compose._runs.run import leaf_origins, sha256_text

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretBytes, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from compose._schema.docstrings import field_docstring, one_line
 from compose._schema.memo import memoize
 from compose._schema.shape import Kind, Shape, innermost, section_models, shape_of_field
 from compose._syntax import snake_case
@@ -57,6 +56,8 @@ class FieldPlan:
     def description(self) -> str:
         """`Field(description=)`, else the docstring under the field, else (a section) the
         first paragraph of its class's docstring; on one line."""
+        from compose._schema.docstrings import field_docstring, one_line  # noqa: PLC0415  # help
+
         if self.info.description:
             return one_line(self.info.description)
         found = field_docstring(self.owner, self.name)  # kept on one line
@@ -76,6 +77,8 @@ def _class_summary(shape: Shape) -> str:
     models = [shape.model] if shape.model is not None else [m for _, m in shape.variants]
     if len(models) != 1 or models[0] is None:
         return ""
+    from compose._schema.docstrings import one_line  # noqa: PLC0415  # help: see `description`
+
     doc = models[0].__dict__.get("__doc__") or ""
     return one_line(doc.strip().split("\n\n")[0])
 
@@ -237,10 +240,11 @@ def section_model(shape: Shape, node: Any, default: Any, name: str) -> type[Base
     return None
 
 
+_SECRET_TYPES = (SecretStr, SecretBytes)  # loaded with BaseModel: naming them here costs nothing
+
+
 def is_secret(annotation: Any) -> bool:
     """Whether a field's type is (or may be) `SecretStr` or `SecretBytes`."""
-    from pydantic import SecretBytes, SecretStr  # noqa: PLC0415  # help never asks
-
-    if annotation in (SecretStr, SecretBytes):
+    if annotation in _SECRET_TYPES:
         return True
     return any(is_secret(arg) for arg in getattr(annotation, "__args__", ()))

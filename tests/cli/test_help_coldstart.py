@@ -18,7 +18,7 @@ from conftest import run_command
 from schemas import RLConfig
 
 from compose import BaseConfig, HelpRequested, cli, parse
-from compose._cli import entry
+from compose._output import help as help_module
 from compose._output.help import HelpScreen, plain_help
 from compose._schema import docindex, docstrings
 
@@ -487,7 +487,7 @@ def test_help_leaves_the_garbage_collector_as_it_found_it(
         during.append(gc.isenabled())
         return plain_help(screen)
 
-    monkeypatch.setattr(entry, "plain_help", drawn)
+    monkeypatch.setattr(help_module, "plain_help", drawn)  # looked up when help is drawn
     was_enabled = gc.isenabled()
     gc.enable() if enabled else gc.disable()
     try:

@@ -20,8 +20,8 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compose import BaseConfig, ComposeError, Merge, _api, compose, parse, renamed, to_toml
-from compose._interp.resolve import resolve_tree
+from compose import BaseConfig, ComposeError, Merge, compose, parse, renamed, to_toml
+from compose._interp import resolve as _resolve
 from compose._merge import composed as _composed
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ def test_an_interpolated_class_default_that_a_flag_copies_into_a_list_resolves()
 def test_a_composition_without_references_resolves_nothing(write: WriteFile) -> None:
     """No node holds `${` or `???`: resolution does not run at all."""
     write("base.toml", BASE)
-    with mock.patch.object(_api, "resolve_tree", wraps=resolve_tree) as resolving:
+    with mock.patch.object(_resolve, "resolve_tree", wraps=_resolve.resolve_tree) as resolving:
         compose(["base.toml"], ["model.size=3"])
     assert resolving.call_count == 0
 
