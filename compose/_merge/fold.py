@@ -53,32 +53,26 @@ def compose_items(
     schema: type[BaseModel] | None,
     search_path: SearchPath = (),
     files: FileCache | None = None,
+    *,
+    recording: bool = False,
 ) -> Composed:
     """Merge file nodes and deletions in order, then the CLI values as one last node.
 
     `files`, kept by a caller that composes the same files many times (a sweep's points),
-    reads and parses each file once for all of them."""
+    reads and parses each file once for all of them. With `recording`, who set what is
+    recorded while merging, for a caller that asks it of every leaf (a run record): one
+    composition instead of a composition and its replay."""
     root = root_shape(schema)
-    sources: list[FileSource] = []  # filled as files are read, for a replay to read again
-    again = functools.partial(replay, list(items), root, sources, search_path=search_path)
-    composed = Composed({}, Origins(again), root, sources, search_path=search_path)
+    if recording:
+        composed = Composed({}, Origins(), root, [], search_path=search_path)
+        merger = Merger(root, composed.show_key, composed.origins)
+    else:
+        sources: list[FileSource] = []  # filled as files are read, for a replay to read again
+        again = functools.partial(replay, list(items), root, sources, search_path=search_path)
+        composed = Composed({}, Origins(again), root, sources, search_path=search_path)
+        merger = Merger(root, composed.show_key, origins_at=again)
     composed.files = files
-    _compose(items, Merger(root, composed.show_key, origins_at=again), composed, iter(()))
-    return composed
-
-
-def compose_recording(
-    items: list[Item],
-    schema: type[BaseModel] | None,
-    search_path: SearchPath = (),
-    files: FileCache | None = None,
-) -> Composed:
-    """`compose_items`, recording who set what while it merges: for a caller that asks of
-    every leaf (a run record), one composition instead of a composition and its replay."""
-    root = root_shape(schema)
-    composed = Composed({}, Origins(), root, [], search_path=search_path)
-    composed.files = files
-    _compose(items, Merger(root, composed.show_key, composed.origins), composed, iter(()))
+    _compose(items, merger, composed, iter(()))
     return composed
 
 

@@ -16,7 +16,7 @@ from compose._input.argv import split_argv
 from compose._input.env import with_environment
 from compose._input.files import FileCache
 from compose._input.search import Dirs, as_search_path
-from compose._merge.fold import compose_recording
+from compose._merge.fold import compose_items
 from compose._tree import KeyPath
 from compose.errors import ComposeError
 
@@ -83,7 +83,7 @@ def leaf_origins(
     {} if it does not compose alone (a sweep's base may need its axes)."""
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     try:
-        composed = compose_recording(items, schema, as_search_path(search_path), files)
+        composed = compose_items(items, schema, as_search_path(search_path), files, recording=True)
         found = {}
         for path in _leaves(composed.tree, ()):
             origin = composed.origins.describe(path)
