@@ -109,16 +109,20 @@ def compose(
     items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
     if overrides:
         items += parse_overrides(list(overrides))
-    items = with_environment(items, env_prefix, environ)
+    flagged = bool(overrides) or env_prefix is not None  # a node of values besides the files
+    if env_prefix is not None:
+        items = with_environment(items, env_prefix, environ)
     composed = compose_items(items, schema, as_search_path(search_path))
+    if schema is not None:
+        resolve(composed, resolvers)
+        return bind(composed, schema)
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
-    resolve(composed, resolvers, convert=plain_nones if schema is None else None)
-    if schema is not None:
-        return bind(composed, schema)
+    if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
+        resolve(composed, resolvers, convert=plain_nones)
     if composed.pending:
         raise gather(composed.pending)
-    if SHORTCUTS and not (composed.may_hold_none or flags_may_hold_none(items)):
+    if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
         return composed.tree  # no "None" text anywhere: the walk would change nothing
     result: dict[str, Any] = plain_nones(composed.tree)
     return result
