@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
@@ -198,13 +198,16 @@ def parse_reading(
 def flags_may_hold_none(items: list[Item]) -> bool:
     """Whether a flag's (or a variable's) text may give a "None" string (JSON and TOML values
     parse to text)."""
-    for item in items:  # loops, not generators or helpers: this runs for every composition
-        values = (item,) if isinstance(item, ValueItem) else ()
-        for value in item.values if isinstance(item, EnvItem) else values:
-            for token in value.tokens:
-                if may_spell_none(token):
-                    return True
-    return False
+    return any(may_spell_none(token) for value in _values(items) for token in value.tokens)
+
+
+def _values(items: list[Item]) -> Iterator[ValueItem]:
+    """The flags, and the variables of the environment node."""
+    for item in items:
+        if isinstance(item, ValueItem):
+            yield item
+        elif isinstance(item, EnvItem):
+            yield from item.values
 
 
 def resolve(

@@ -51,19 +51,19 @@ def loads(text: str) -> dict[str, Any]:
     `RecursionError` where tomli does (inline values nested past its limit) and `ValueError`
     for an integer longer than Python converts (4,300 digits).
     """
+    depth = nesting(text) if SHORTCUTS else BOUNDED  # the reference always walks the table
     native = _native_loads() if SHORTCUTS else None
-    if native is not None and not may_hold_long_integer(text):
-        depth = nesting(text)
-        if depth != DEEP:  # toml-rs recurses once a bracket: thousands deep, it crashes
-            try:
-                table = native(text)
-            except Exception:  # any refusal is tomli's to word (or to overrule)
-                pass
-            else:
-                if depth == SHALLOW or not too_deep(table):
-                    return table
+    # toml-rs recurses once a bracket: thousands deep, it crashes (DEEP: tomli alone reads)
+    if native is not None and depth != DEEP and not may_hold_long_integer(text):
+        try:
+            table = native(text)
+        except Exception:  # any refusal is tomli's to word (or to overrule)
+            pass
+        else:
+            if depth == SHALLOW or not too_deep(table):
+                return table
     table = _reference_loads(text)
-    if (not SHORTCUTS or nesting(text) != SHALLOW) and too_deep(table):
+    if depth != SHALLOW and too_deep(table):
         raise TooDeep
     return table
 
@@ -107,11 +107,10 @@ def nesting(text: str) -> str:
         return SHALLOW
     if _needs_lexer(marks, text) and marks.count(b"[") + marks.count(b"{") <= MAX_DEPTH:
         return BOUNDED  # a mid-sized file with comments: walking its table costs less than a lexer
-    structure = _structure(marks, text)
-    height = _bracket_height(structure, MAX_DEPTH)
-    if height is None:
+    bound = _depth_bound(marks, text, MAX_DEPTH)
+    if bound is None:
         return DEEP
-    return SHALLOW if _path_bound(structure, height, MAX_DEPTH) <= MAX_DEPTH else BOUNDED
+    return SHALLOW if bound <= MAX_DEPTH else BOUNDED
 
 
 def may_nest_too_deep(text: str) -> bool:
@@ -132,7 +131,11 @@ def depth_bound(text: str, limit: int) -> int | None:
     nests, and each inline table's key its dots: at most h * (m + 1). So no path is deeper than
     (m + 1) * (h + 3) - 1. Only valid TOML has a table: brackets outside strings match.
     """
-    structure = _structure(_marks(text), text)
+    return _depth_bound(_marks(text), text, limit)
+
+
+def _depth_bound(marks: bytes, text: str, limit: int) -> int | None:
+    structure = _structure(marks, text)
     height = _bracket_height(structure, limit)
     return None if height is None else _path_bound(structure, height, limit)
 

@@ -45,7 +45,7 @@ def with_environment(
     items: list[Item], prefix: str | None, environ: Mapping[str, str] | None = None
 ) -> list[Item]:
     """`items` after the environment node, the bottom node (when the app reads one)."""
-    node = environment_node(prefix, environ) if prefix is not None else None
+    node = environment_node(prefix, environ)
     return [node, *items] if node is not None else items
 
 

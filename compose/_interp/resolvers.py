@@ -145,7 +145,7 @@ def registered_resolvers() -> dict[str, Resolver]:
 def check_resolvers(resolvers: Mapping[str, Resolver] | None) -> None:
     """Per-call resolvers obey `register_resolver`'s rules: a mistake in them is the program's,
     raised as one at the call (ValueError, TypeError), not an interpolation error of the input."""
-    for name, fn in resolvers.items() if resolvers else ():
+    for name, fn in (resolvers or {}).items():
         _check(name, fn)
 
 
