@@ -102,6 +102,8 @@ def nesting(text: str) -> str:
     instead (`depth_bound`): on the benchmark's files the walk of the table costs a quarter of
     toml-rs's parse, the bounds a twentieth.
     """
+    if len(text) + 2 <= MAX_DEPTH:  # fewer characters than levels (a flag's value): no marks
+        return SHALLOW
     marks = _marks(text)
     if marks.count(b".") + marks.count(b"[") + marks.count(b"{") + 2 <= MAX_DEPTH:
         return SHALLOW
@@ -229,6 +231,8 @@ def may_hold_long_integer(text: str) -> bool:
     stretches whose two ends are digits are looked at, each by one C-speed check. A 137 KB
     file costs a few microseconds, where a regex search costs most of what the parse does.
     """
+    if len(text) <= _LEAST_DIGIT_LIMIT:  # no process can hold a lower limit: no need to ask
+        return False
     limit = sys.get_int_max_str_digits()
     if limit == 0 or len(text) <= limit:
         return False
@@ -243,6 +247,7 @@ def may_hold_long_integer(text: str) -> bool:
 
 
 _RUN = frozenset("0123456789_")
+_LEAST_DIGIT_LIMIT = 640  # `sys.set_int_max_str_digits` refuses anything lower (but 0: none)
 
 
 @functools.cache  # what is installed does not change while a process runs; a failed import

@@ -35,10 +35,9 @@ from compose.errors import ArgvError, ComposeError, ConfigValidationError, Unkno
 
 
 def key_segments(root: Shape, key: str) -> list[str]:
-    segments = split_dotted(key)
     if root.model is None:  # schema-less: flag segments are snake_case keys
-        return [snake_case(segment) for segment in segments]
-    return segments
+        return split_dotted(snake_case(key))  # (a dot is no dash: case the key once)
+    return split_dotted(key)
 
 
 def resolve_key(root: Shape, key: str, tree: Any, shown: str, passthrough: bool = False) -> Target:
@@ -61,7 +60,7 @@ def apply_values(merger: Merger, values: list[ValueItem], composed: Composed) ->
     written = _Written()
     tags = tag_names(merger.root.model) if merger.root.model is not None else frozenset()
     for item in values:
-        if SHORTCUTS and type(item) is ValueItem and not _may_set_a_tag(item.key, tags):
+        if SHORTCUTS and type(item) is ValueItem and not (tags and _may_set_a_tag(item.key, tags)):
             deferred.append(item)  # resolved once, below: a walk is most of what a flag costs
             continue
         try:
@@ -97,8 +96,10 @@ def _set_value(
     _assign(merger, target, _value_of(item, target, negated, shown), item)
     if target.unchecked is not None:
         composed.unchecked[target.path] = item
-    if any(marks_resolution(token) for token in item.tokens):
-        note_work(composed, (target.path,))
+    for token in item.tokens:
+        if marks_resolution(token):
+            note_work(composed, (target.path,))
+            break
 
 
 def _may_set_a_tag(key: str, tags: frozenset[str]) -> bool:
@@ -114,7 +115,8 @@ class _Written:
 
     def add(self, target: Target, item: ValueItem) -> None:
         renamed = bool(target.renamed)
-        announce_renames(target, item.shown)
+        if renamed:
+            announce_renames(target, item.shown)
         earlier = self._by_path.get(target.path)
         if earlier is not None and earlier[1] != renamed:
             old, new = (item, earlier[0]) if renamed else (earlier[0], item)
@@ -131,12 +133,14 @@ def _resolve_value(merger: Merger, item: ValueItem) -> tuple[Target, bool]:
     if isinstance(item, EnvValue):  # a variable always holds a value: it never negates
         return resolve_variable(merger.root, item, merger.tree), False
     root, tree = merger.root, merger.tree
-    negated_key = _strip_negation(item.key)
-    if root.model is None and negated_key is not None and not item.tokens:
-        return resolve_key(root, negated_key, tree, item.shown), True  # schema-less: `--no-x` false
+    if root.model is None and not item.tokens:
+        negated_key = _strip_negation(item.key)
+        if negated_key is not None:  # schema-less: `--no-x` is false
+            return resolve_key(root, negated_key, tree, item.shown), True
     try:
         return resolve_key(root, item.key, tree, item.shown), False
     except UnknownKeyError:
+        negated_key = _strip_negation(item.key)
         if negated_key is not None:
             try:
                 return resolve_key(root, negated_key, tree, item.shown), True

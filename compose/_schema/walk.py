@@ -76,6 +76,8 @@ def walk(
     each union has the variant it had: a kept walk holds the choices it made, and serves a
     tree in which each comes out the same.
     """
+    if root.kind is Kind.ANY:  # untyped all the way: only the tree tells, nothing is kept
+        return _walk(root, segments, tree, shown)[0]
     walks = _kept_walks(root)
     key = tuple(segments)
     kept = walks.get(key) if SHORTCUTS else None
@@ -159,12 +161,15 @@ def _walk(
     unchecked: int | None = None
     if len(segments) > MAX_DEPTH:
         raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=shown)
-    pending = list(segments)
+    pending = segments[::-1]  # the next segment last: popped in constant time
     while pending:
-        segment = pending.pop(0)
-        if shape.kind is Kind.ANY:
-            choices = None
-        elif shape.kind is Kind.UNION and choices is not None:
+        if shape.kind is Kind.ANY:  # and so is everything below it: the tree alone tells
+            _untyped_steps(node, pending, unchecked is not None, path, shown, root)
+            defaults += [NO_DEFAULT] * len(pending)
+            parent, choices = ANY, None
+            break
+        segment = pending.pop()
+        if shape.kind is Kind.UNION and choices is not None:
             snake = snake_case(segment)
             model = section_model(shape, node, default, snake)
             choices.append(_Choice(len(path), shape, default, snake, model))
@@ -175,10 +180,10 @@ def _walk(
             new = _renamed_path(shape, node, default, segment)
             if new is not None:
                 renamed.append((snake_case(segment), new))
-                pending[:0] = new
+                pending += new[::-1]
                 continue
             if not passthrough:
-                raise unknown_key(root, (*path, segment, *pending), shown, shape, len(path))
+                raise unknown_key(root, (*path, segment, *pending[::-1]), shown, shape, len(path))
             unchecked = len(path) if unchecked is None else unchecked
             step = snake_case(segment), ANY, NO_DEFAULT
         parent = shape
@@ -232,14 +237,6 @@ def _step(
     if kind is Kind.DICT:
         item_default = default.get(segment, NO_DEFAULT) if isinstance(default, dict) else NO_DEFAULT
         return segment, shape.item or ANY, item_default
-    if kind is Kind.ANY:
-        if isinstance(node, list) and not is_index(segment):
-            raise ArgvError(
-                f"is a list: expected an index, got {segment!r}",
-                key=cli_key(root, tuple(path)),
-                origin=shown,
-            )
-        return _any_step(node, segment), ANY, NO_DEFAULT
     raise ArgvError(
         f"is a value, not a section: it has no key {segment!r}",
         key=cli_key(root, tuple(path)),
@@ -247,11 +244,24 @@ def _step(
     )
 
 
-def _any_step(node: Any, segment: str) -> str | int:
-    """Untyped data: an index into a list already there, else a verbatim key."""
-    if isinstance(node, list) and is_index(segment):
-        return int(segment)
-    return segment
+def _untyped_steps(
+    node: Any, pending: list[str], snake: bool, path: list[str | int], shown: str, root: Shape
+) -> None:
+    """The rest of the path (`pending`, next segment last) through untyped data, onto `path`:
+    an index into a list already there, else a verbatim key (snake_case below a key no class
+    declares, `snake`). A schema-less flag walks only this loop."""
+    for segment in reversed(pending):
+        name: str | int = snake_case(segment) if snake else segment
+        if isinstance(node, list):
+            if not is_index(segment):
+                raise ArgvError(
+                    f"is a list: expected an index, got {name!r}",
+                    key=cli_key(root, tuple(path)),
+                    origin=shown,
+                )
+            name = int(segment)
+        path.append(name)
+        node = child(node, name)
 
 
 def _has_index(value: Any, index: int) -> bool:
