@@ -225,13 +225,7 @@ def _step(
             return None
         return name, plan_of(model).fields[name].shape, field_default(model, name)
     if kind is Kind.LIST:
-        if not is_index(segment):
-            raise ArgvError(
-                f"is a list: expected an index, got {segment!r}",
-                key=cli_key(root, tuple(path)),
-                origin=shown,
-            )
-        index = int(segment)
+        index = _index(segment, root, path, shown)
         item_default = default[index] if _has_index(default, index) else NO_DEFAULT
         return index, shape.item or ANY, item_default
     if kind is Kind.DICT:
@@ -250,18 +244,22 @@ def _untyped_steps(
     """The rest of the path (`pending`, next segment last) through untyped data, onto `path`:
     an index into a list already there, else a verbatim key (snake_case below a key no class
     declares, `snake`). A schema-less flag walks only this loop."""
-    for segment in reversed(pending):
-        name: str | int = snake_case(segment) if snake else segment
-        if isinstance(node, list):
-            if not is_index(segment):
-                raise ArgvError(
-                    f"is a list: expected an index, got {name!r}",
-                    key=cli_key(root, tuple(path)),
-                    origin=shown,
-                )
-            name = int(segment)
+    for written in reversed(pending):
+        segment = snake_case(written) if snake else written
+        name = _index(segment, root, path, shown) if isinstance(node, list) else segment
         path.append(name)
         node = child(node, name)
+
+
+def _index(segment: str, root: Shape, path: list[str | int], shown: str) -> int:
+    """A segment into a list: an index, else an error naming the list."""
+    if not is_index(segment):
+        raise ArgvError(
+            f"is a list: expected an index, got {segment!r}",
+            key=cli_key(root, tuple(path)),
+            origin=shown,
+        )
+    return int(segment)
 
 
 def _has_index(value: Any, index: int) -> bool:
