@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,22 @@ def test_a_digit_run_past_pythons_limit_is_always_seen(
     lies in the text."""
     digits = ("1_" * run)[:run] if underscores else "9" * run
     assert _toml.may_hold_long_integer(before + digits + after)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 has no digit limit")
+def test_the_lowest_limit_a_process_can_set_is_seen() -> None:
+    """A text no longer than the lowest limit Python allows (640 digits) needs no look; past
+    it, an integer longer than the process's limit is refused as tomli refuses it."""
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        assert not _toml.may_hold_long_integer("7" * 640)
+        assert _toml.may_hold_long_integer("7" * 641)
+        with pytest.raises(ValueError, match="640 digits"):
+            _toml.loads("v = " + "7" * 641)
+        assert _toml.loads("v = " + "7" * 636) == {"v": int("7" * 636)}
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 def test_texts_without_long_digit_runs_are_cleared() -> None:
