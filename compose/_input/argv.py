@@ -140,12 +140,12 @@ def _check_text(item: ValueItem) -> None:
 
 def _parse_item(argv: list[str], pos: int) -> tuple[int, Item]:
     token = argv[pos]
+    if token.startswith("--") and len(token) > 2 and token not in _HELP:  # most tokens: first
+        return _parse_flag(argv, pos)
     if token in _HELP:
         return _parse_help(argv, pos + 1)
     if token.startswith("@"):
         return _parse_file(argv, pos, "", token)
-    if token.startswith("--") and len(token) > 2:
-        return _parse_flag(argv, pos)
     if token.startswith("~") and len(token) > 1:
         return pos + 1, DeleteItem(token[1:], token)
     raise ArgvError(

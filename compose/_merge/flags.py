@@ -104,7 +104,7 @@ def _set_value(
 
 def _may_set_a_tag(key: str, tags: frozenset[str]) -> bool:
     last = snake_case(key.rpartition(".")[2])
-    return last in tags or without_negation(last) in tags
+    return last in tags or (last.startswith(NEGATIONS) and without_negation(last) in tags)
 
 
 class _Written:
