@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -132,7 +133,18 @@ def _recover(where: _Directory) -> None:
 
 @contextlib.contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """Ctrl-C, SIGTERM and SIGHUP wait while the block runs (a few renames), and arrive after."""
+    """Ctrl-C, SIGTERM and SIGHUP wait while the block runs (a few renames), and arrive after.
+
+    In the main thread, where Python runs every signal handler, the handlers are swapped for
+    one that notes the signal, and each noted signal is raised again once the old handlers are
+    back: a mask would hold it only in this thread, and the kernel hands a signal sent to the
+    process to any thread that does not mask it (an app's logging or loader thread), after
+    which Python would run the handler here, mid-commit. Elsewhere, the thread masks them.
+    """
+    if threading.current_thread() is threading.main_thread():
+        with _handlers_deferred():
+            yield
+        return
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
@@ -141,6 +153,23 @@ def _signals_deferred() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
+def _handlers_deferred() -> Iterator[None]:
+    noted: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for signum in _DEFERRED:
+            handler = signal.getsignal(signum)
+            if handler is not None:  # None: set outside Python, which could not put it back
+                previous[signum] = signal.signal(signum, lambda number, _: noted.append(number))
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(noted):  # each once, in the order they came
+            signal.raise_signal(signum)
 
 
 def _config_name(name: str) -> str:

@@ -93,6 +93,35 @@ def test_ctrl_c_during_the_commit_arrives_after_it(
     assert [p.name for p in (tmp_path / "configs").iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX threads")
+def test_ctrl_c_that_another_thread_receives_waits_for_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel hands a signal sent to the process to any thread that does not mask it (an
+    app's logging or loader thread); Python then runs its handler in the main thread. It
+    still waits for the commit: the new set is complete when the interrupt arrives."""
+    write_configs(tmp_path, OLD)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    real = os.replace
+
+    def replace(source: Any, target: Any, **kwargs: Any) -> None:
+        assert other.ident is not None
+        signal.pthread_kill(other.ident, signal.SIGINT)  # the kernel chose the other thread
+        real(source, target, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            write_configs(tmp_path, NEW)
+    finally:
+        stop.set()
+        other.join()
+    assert _runs(tmp_path) == {"new"}
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 _KILLED_MID_COMMIT = """
 import os, signal, sys
 import compose._output.write
