@@ -13,7 +13,7 @@ import signal
 import sys
 import textwrap
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,19 @@ def test_a_failed_commit_removes_the_files_that_had_no_old_version(
     assert _contents(tmp_path) == {"trainer.toml": 'run = "old"\n'}
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """SIGINT as Python sets it up in a terminal (KeyboardInterrupt): a process started in the
+    background by a shell inherits it ignored, as CI's runner may start the suite."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_during_the_commit_arrives_after_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -94,6 +106,7 @@ def test_ctrl_c_during_the_commit_arrives_after_it(
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX threads")
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_that_another_thread_receives_waits_for_the_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
