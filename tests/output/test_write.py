@@ -135,6 +135,27 @@ def test_ctrl_c_that_another_thread_receives_waits_for_the_commit(
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+def test_a_writer_thread_commits_without_touching_the_handlers(tmp_path: Path) -> None:
+    """Only the main thread may set signal handlers: a writer in another thread masks the
+    signals in itself instead, and the main thread's handlers stay as they were."""
+    write_configs(tmp_path, OLD)
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            write_configs(tmp_path, NEW)
+        except BaseException as error:  # reported below, in the test's thread
+            failures.append(error)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    writer.join()
+    assert failures == []
+    assert _runs(tmp_path) == {"new"}
+    assert {signum: signal.getsignal(signum) for signum in before} == before
+
+
 _KILLED_MID_COMMIT = """
 import os, signal, sys
 import compose._output.write
