@@ -166,7 +166,10 @@ def _walk(
         if shape.kind is Kind.ANY:  # and so is everything below it: the tree alone tells
             _untyped_steps(node, pending, unchecked is not None, path, shown, root)
             defaults += [NO_DEFAULT] * len(pending)
-            parent, choices = ANY, None
+            # a step below `shape` lands on plain ANY (`shape` may be a union's, e.g. `int |
+            # dict`): the last segment is held by `shape` itself, or by the ANY above it
+            parent = shape if len(pending) == 1 else ANY
+            shape, choices = ANY, None
             break
         segment = pending.pop()
         if shape.kind is Kind.UNION and choices is not None:

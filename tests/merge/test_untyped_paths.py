@@ -10,6 +10,10 @@ import pytest
 from pydantic import ConfigDict
 
 from compose import ArgvError, BaseConfig, compose
+from compose._merge.fold import root_shape
+from compose._schema.plan import plan_of
+from compose._schema.shape import ANY
+from compose._schema.walk import walk
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -57,3 +61,27 @@ def test_below_a_key_no_field_declares_dashes_are_underscores_too(write: WriteFi
     path = write("base.toml", "known = 1\n")
     config = compose([path], ["extra-table.some-key=3"], schema=Open)
     assert config.model_extra == {"extra_table": {"some_key": "3"}}
+
+
+class Mixed(BaseConfig):
+    limits: int | dict[str, int] = 0  # no one kind: untyped to composition
+
+
+def test_below_a_field_of_no_one_kind_the_walk_reaches_plain_untyped_data() -> None:
+    """The field's own shape holds the key below it; what the key lands on is untyped, as
+    every step below an untyped one is (not the field's union again)."""
+    root = root_shape(Mixed)
+    target = walk(root, ["limits", "train"], {}, "--limits.train")
+    assert (target.path, target.shape, target.parent) == (
+        ("limits", "train"),
+        ANY,
+        plan_of(Mixed).fields["limits"].shape,
+    )
+    deeper = walk(root, ["limits", "a", "b"], {}, "--limits.a.b")
+    assert (deeper.shape, deeper.parent) == (ANY, ANY)
+
+
+def test_a_flag_sets_a_key_below_a_field_of_no_one_kind(write: WriteFile) -> None:
+    path = write("base.toml", "[limits]\neval = 2\n")
+    config = compose([path], ["limits.train=3"], schema=Mixed)
+    assert config.limits == {"eval": 2, "train": 3}
