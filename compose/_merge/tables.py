@@ -214,8 +214,8 @@ class Merger:
     def container_at(self, path: KeyPath) -> Any:
         """The table (or list) at `path`, creating tables on the way; values there give way."""
         node: Any = self.tree
-        for depth, segment in enumerate(path):  # (a flag's path: a table's key without a call)
-            inner = node.get(segment) if type(node) is dict else child(node, segment)
+        for depth, segment in enumerate(path):
+            inner = child(node, segment)
             if not isinstance(inner, (dict, list)):
                 self.forget(path[: depth + 1], inner)
                 inner = {}
