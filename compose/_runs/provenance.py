@@ -20,10 +20,14 @@ from compose._version import VERSION
 
 def git_state(cwd: str) -> dict[str, Any] | None:
     """The commit checked out in the work tree holding `cwd`, and whether it has changes: one
-    `git status` call (per sweep, not per point). None without git or a work tree."""
+    `git status` call (per sweep, not per point). None without git or a work tree.
+
+    `--no-optional-locks`: a plain `git status` refreshes the index and writes it back, under
+    `index.lock`, whenever a file's stat data changed; a user's own `git commit` running at
+    that moment would fail on the lock. A record only reads."""
     try:
         done = subprocess.run(
-            ["git", "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
+            ["git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-uno"],
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,34 @@ def test_the_git_commit_and_dirty_state_are_recorded_in_a_work_tree(
     assert len(state["commit"]) == 40
     assert isinstance(state["dirty"], bool)
     assert git_state(str(tmp_path)) is None
+
+
+def test_reading_the_git_state_never_writes_the_index(tmp_path: Path) -> None:
+    """A file touched since the last commit: `git status` would refresh the index and write
+    it back under index.lock (a user's concurrent `git commit` fails on that lock); the
+    record's query leaves it as it was, and still sees no change in the file's content."""
+    import shutil
+    import subprocess
+
+    from compose._runs.provenance import git_state
+
+    if shutil.which("git") is None:
+        pytest.skip("no git here")
+    git = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], cwd=tmp_path, check=True)
+    tracked = tmp_path / "train.toml"
+    tracked.write_text("lr = 1e-3\n")
+    subprocess.run([*git, "add", "train.toml"], cwd=tmp_path, check=True)
+    subprocess.run([*git, "commit", "-qm", "first"], cwd=tmp_path, check=True)
+    index = tmp_path / ".git" / "index"
+    later = index.stat().st_mtime_ns + 5_000_000_000
+    os.utime(tracked, ns=(later, later))  # the same content, newer stat data
+    before = index.stat().st_mtime_ns, index.read_bytes()
+
+    state = git_state(str(tmp_path))
+
+    assert state is not None and state["dirty"] is False
+    assert (index.stat().st_mtime_ns, index.read_bytes()) == before
 
 
 def test_sweep_mode_prints_the_table_and_exits_0(
