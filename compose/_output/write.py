@@ -67,6 +67,7 @@ def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) 
                 staged.append((_stage(where, name, text, mode), name))
             with _signals_deferred():
                 _commit(where, staged)
+            staged.clear()  # every temporary is now its target: nothing left to remove
         finally:
             for temporary, _ in staged:
                 with contextlib.suppress(FileNotFoundError):
