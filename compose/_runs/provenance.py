@@ -7,60 +7,76 @@ looks up installed distributions: kept alone so that is easy to see (tests/test_
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pydantic
 
 from compose._version import VERSION
 
+# `--no-optional-locks`: a plain `git status` refreshes the index and writes it back, under
+# `index.lock`, whenever a file's stat data changed; a user's own `git commit` running at that
+# moment would fail on the lock. A record only reads.
+GIT_STATUS = ("git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-uno")
+GIT_TIMEOUT = 10.0  # seconds: a work tree on a hung network mount gives no state, not a hang
+
 
 def git_state(cwd: str) -> dict[str, Any] | None:
     """The commit checked out in the work tree holding `cwd`, and whether it has changes: one
-    `git status` call (per sweep, not per point). None without git or a work tree.
+    `git status` call (per sweep, not per point). None without git or a work tree."""
+    with git_state_meanwhile(cwd) as answer:
+        return answer()
 
-    `--no-optional-locks`: a plain `git status` refreshes the index and writes it back, under
-    `index.lock`, whenever a file's stat data changed; a user's own `git commit` running at
-    that moment would fail on the lock. A record only reads."""
+
+@contextlib.contextmanager
+def git_state_meanwhile(cwd: str) -> Iterator[Callable[[], dict[str, Any] | None]]:
+    """`git status` started now, as a process of its own, while the block goes on: call what
+    it gives for the answer (`git_state`'s). A process rather than a thread: git runs on
+    another core at once, where a thread would wait for the GIL until this one blocks (a
+    record's work before it needs the answer is ~1 ms: it holds the GIL throughout). Leaving
+    the block stops a git that was never asked for its answer."""
     try:
-        done = subprocess.run(
-            ["git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-uno"],
+        process = subprocess.Popen(
+            GIT_STATUS,
             cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError):  # no git, or no such directory
+        yield lambda: None
+        return
+    answers: list[dict[str, Any] | None] = []
+
+    def answer() -> dict[str, Any] | None:
+        if not answers:
+            answers.append(_answer_of(process))
+        return answers[0]
+
+    try:
+        yield answer
+    finally:
+        if process.returncode is None:
+            process.kill()
+            process.communicate()
+
+
+def _answer_of(process: subprocess.Popen[bytes]) -> dict[str, Any] | None:
+    try:
+        output, _ = process.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None  # killed on leaving the block
+    if process.returncode != 0:
+        return None  # no work tree here (or no commit yet)
+    # Bytes: a file name in the listing need not be text in any encoding
+    lines = output.splitlines()
+    commit = next((line.split()[2] for line in lines if line.startswith(b"# branch.oid ")), None)
+    if commit is None or commit == b"(initial)":
         return None
-    if done.returncode != 0:
-        return None
-    lines = done.stdout.splitlines()
-    commit = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), None)
-    if commit is None or commit == "(initial)":
-        return None
-    return {"commit": commit, "dirty": any(not line.startswith("#") for line in lines)}
-
-
-def git_state_soon(cwd: str) -> Callable[[], dict[str, Any] | None]:
-    """`git_state(cwd)`, asked now in a thread of its own: call the result for the answer.
-
-    `git status` takes a few milliseconds, most of them in git, not here: a run record is
-    made meanwhile (its origins and fingerprint), which halves what a single run's record
-    adds to a cold start.
-    """
-    answer: list[dict[str, Any] | None] = []
-    thread = threading.Thread(target=lambda: answer.append(git_state(cwd)), daemon=True)
-    thread.start()
-
-    def wait() -> dict[str, Any] | None:
-        thread.join()
-        return answer[0] if answer else None
-
-    return wait
+    return {"commit": commit.decode(), "dirty": any(not line.startswith(b"#") for line in lines)}
 
 
 def versions() -> dict[str, str]:

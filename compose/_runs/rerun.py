@@ -21,7 +21,7 @@ from compose._input.files import FileCache, read_text
 from compose._input.search import Dirs
 from compose._runs.atomic import write_json
 from compose._runs.fingerprint import fingerprint
-from compose._runs.provenance import git_state_soon, versions
+from compose._runs.provenance import git_state_meanwhile, versions
 from compose._runs.run import (
     RUN_FILE,
     config_file,
@@ -119,28 +119,28 @@ def describe_run(
     """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
     taken as it was when the run was made)."""
     cwd = os.getcwd()
-    git = git_state_soon(cwd)
-    with held():  # dropped: the run itself has shown them
-        tokens = from_run_argv(argv, prog) if asks_from_run(argv) else list(argv)
-        files = FileCache()
-        origins = leaf_origins(
-            type(config),
-            tokens,
-            files,
-            search_path=search_path,
-            env_prefix=env_prefix,
-            environ=environ,
+    with git_state_meanwhile(cwd) as git:  # git works while the origins are found
+        with held():  # dropped: the run itself has shown them
+            tokens = from_run_argv(argv, prog) if asks_from_run(argv) else list(argv)
+            files = FileCache()
+            origins = leaf_origins(
+                type(config),
+                tokens,
+                files,
+                search_path=search_path,
+                env_prefix=env_prefix,
+                environ=environ,
+            )
+        return run_record(
+            prog=prog,
+            argv=tokens,
+            fingerprint=fingerprint(config),
+            origins=origins,
+            sources={shown: sha256_text(text) for shown, text in files.texts.items()},
+            cwd=cwd,
+            git=git(),
+            versions=versions(),
         )
-    return run_record(
-        prog=prog,
-        argv=tokens,
-        fingerprint=fingerprint(config),
-        origins=origins,
-        sources={shown: sha256_text(text) for shown, text in files.texts.items()},
-        cwd=cwd,
-        git=git(),
-        versions=versions(),
-    )
 
 
 def write_run_record(

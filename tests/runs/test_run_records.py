@@ -8,7 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rl_app import cli as app
@@ -102,7 +106,6 @@ def test_reading_the_git_state_never_writes_the_index(tmp_path: Path) -> None:
     it back under index.lock (a user's concurrent `git commit` fails on that lock); the
     record's query leaves it as it was, and still sees no change in the file's content."""
     import shutil
-    import subprocess
 
     from compose._runs.provenance import git_state
 
@@ -123,6 +126,47 @@ def test_reading_the_git_state_never_writes_the_index(tmp_path: Path) -> None:
 
     assert state is not None and state["dirty"] is False
     assert (index.stat().st_mtime_ns, index.read_bytes()) == before
+
+
+HANGING_GIT = (sys.executable, "-c", "import time; time.sleep(60)")  # a work tree on a dead mount
+
+
+def _started(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen[bytes]]:
+    """Every process provenance starts, from now on."""
+    from compose._runs import provenance
+
+    started: list[subprocess.Popen[bytes]] = []
+
+    class Noted(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr(subprocess, "Popen", Noted)  # the module provenance calls it from
+    monkeypatch.setattr(provenance, "GIT_STATUS", HANGING_GIT)
+    return started
+
+
+def test_a_git_that_hangs_gives_no_state_and_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compose._runs import provenance
+
+    started = _started(monkeypatch)
+    monkeypatch.setattr(provenance, "GIT_TIMEOUT", 0.5)
+    assert provenance.git_state(str(tmp_path)) is None
+    assert [p.returncode for p in started] == [-signal.SIGKILL]  # killed and reaped
+
+
+def test_a_git_never_asked_for_its_answer_is_stopped_when_the_record_gives_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compose._runs import provenance
+
+    started = _started(monkeypatch)
+    with pytest.raises(KeyError), provenance.git_state_meanwhile(str(tmp_path)):
+        raise KeyError("the record failed before it needed git")
+    assert [p.returncode for p in started] == [-signal.SIGKILL]
 
 
 def test_sweep_mode_prints_the_table_and_exits_0(
