@@ -93,7 +93,11 @@ def renamed(mapping):
 
 # The names of the programs the cold goal pairs (the report judges the first pair)
 RL_HELP = "rl --help"
+RL_DRY_RUN = "rl @ examples/reverse_text/rl.toml --dry-run"
 RL_BASELINE = "rl baseline: import pydantic + build rl_app schema"
+# The baseline the issue names for the dry run: the schema module as its author wrote it, on
+# compose's BaseConfig (so compose's package, its errors and BaseConfig's validator are in both)
+RL_SCHEMA = "rl schema as written: python -c 'import rl_app.config'"
 GEN_HELP = "compose entry --help"
 GEN_BASELINE = "baseline: import pydantic + build schema"
 
@@ -104,6 +108,7 @@ class Command:
     argv: list[str]
     what: str
     pythonpath: tuple[str, ...] = ()
+    cwd: Path | None = None  # where it runs, if not in the work directory
 
 
 @dataclass
@@ -122,6 +127,7 @@ class Timing:
     # from the rounds of every program: the goal is judged on these.
     pair_samples: list[float] = field(default_factory=list)
     pair_cpu_samples: list[float] = field(default_factory=list)
+    paired_with: str | None = None  # the other program of those rounds
 
 
 # The rl baseline: the example's schema classes on plain Pydantic, with none of compose loaded.
@@ -191,14 +197,16 @@ def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
             "floor",
             (str(directory / "shim"),),
         ),
+        Command(RL_SCHEMA, [python, "-c", "import rl_app.config"], "floor", cwd=REPO),
         Command(RL_HELP, [*rl, "--help"], "compose"),
     ]
     example = examples / "reverse_text" / "rl.toml"
     if not example.exists():
         example = next(iter(sorted(examples.glob("*/rl.toml"))), example)
-    if example.exists():
-        argv = [*rl, "@", str(example), "--dry-run", "--output-dir", str(output_dir / "rl")]
-        found.append(Command(f"rl @ {example.relative_to(REPO)} --dry-run", argv, "compose"))
+    if example.exists():  # from the checkout, as the issue runs it (its record asks its git)
+        shown = example.relative_to(REPO).as_posix()
+        argv = [*rl, "@", shown, "--dry-run", "--output-dir", str(output_dir / "rl")]
+        found.append(Command(f"rl @ {shown} --dry-run", argv, "compose", cwd=REPO))
     return found
 
 
@@ -248,7 +256,8 @@ def run_once(command: Command, cwd: Path, timing: Timing) -> tuple[float, float]
     env = process_env(command, cwd)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command.argv, cwd=cwd, env=env, capture_output=True, check=False)
+    where = command.cwd or cwd
+    done = subprocess.run(command.argv, cwd=where, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -259,7 +268,7 @@ def run_once(command: Command, cwd: Path, timing: Timing) -> tuple[float, float]
 
 
 # The programs judged against a baseline, and the baselines: what callgrind counts.
-COUNTED = {RL_HELP, RL_BASELINE, GEN_HELP, GEN_BASELINE}
+COUNTED = {RL_HELP, RL_DRY_RUN, RL_BASELINE, RL_SCHEMA, GEN_HELP, GEN_BASELINE}
 
 
 def count_instructions(commands: list[Command], timings: list[Timing], cwd: Path) -> None:
@@ -275,7 +284,7 @@ def count_instructions(commands: list[Command], timings: list[Timing], cwd: Path
         valgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv]
         done = subprocess.run(
             valgrind,
-            cwd=cwd,
+            cwd=command.cwd or cwd,
             env=process_env(command, cwd),
             capture_output=True,
             text=True,
@@ -299,18 +308,24 @@ def run_all(
     return timings
 
 
-# The judged pair: the goal is a difference of ~10 ms between two ~300 ms programs on a machine
-# whose runs of one program spread by ±40 ms, so it gets rounds of its own, free of the other
+# The judged pairs: the goal is a difference of ~10 ms between two ~150 ms programs on a machine
+# whose runs of one program spread by ±40 ms, so each gets rounds of its own, free of the other
 # programs (prime's --help alone takes 5 s a run).
-GOAL_PAIR = (RL_BASELINE, RL_HELP)
+GOAL_PAIRS = ((RL_BASELINE, RL_HELP), (RL_SCHEMA, RL_DRY_RUN))
 
 
 def time_goal_pair(commands: list[Command], timings: list[Timing], cwd: Path, rounds: int) -> None:
-    """`rounds` rounds of the judged pair alone, `in_turn`, into its `pair_samples`."""
+    """`rounds` rounds of each judged pair alone, `in_turn`, into their `pair_samples`."""
     by_name = {c.name: (c, t) for c, t in zip(commands, timings, strict=True)}
-    pair = [by_name[name] for name in GOAL_PAIR if name in by_name]
-    if rounds <= 0 or len(pair) != 2 or any(t.error is not None for _, t in pair):
-        return
+    for names in GOAL_PAIRS:
+        pair = [by_name[name] for name in names if name in by_name]
+        if rounds > 0 and len(pair) == 2 and all(t.error is None for _, t in pair):
+            _time_pair(pair, cwd, rounds)
+
+
+def _time_pair(pair: list[tuple[Command, Timing]], cwd: Path, rounds: int) -> None:
+    (_, first), (_, second) = pair
+    first.paired_with, second.paired_with = second.name, first.name
     for round_ in range(rounds):
         for command, timing in in_turn(pair, round_):
             measured = run_once(command, cwd, timing)
@@ -318,6 +333,92 @@ def time_goal_pair(commands: list[Command], timings: list[Timing], cwd: Path, ro
                 return
             timing.pair_samples.append(measured[0])
             timing.pair_cpu_samples.append(measured[1])
+
+
+# `rl`'s dry run as `rl_app.cli.rl` makes it, each phase ended by `os.getppid()`: callgrind
+# dumps its counts there (`--dump-before=getppid`), so each phase's instructions come apart.
+PHASED_DRY_RUN = """import os
+os.getppid()
+import rl_app.cli as app
+os.getppid()
+tokens = ["@", "examples/reverse_text/rl.toml", "--dry-run", "--output-dir", {out!r}]
+config = app.cli(
+    app.RLConfig, tokens, prog="rl", search_path=[app.CONF], env_prefix=app.ENV_PREFIX
+)
+os.getppid()
+app.write_configs(config.output_dir, {{"rl": config, **config.components()}})
+os.getppid()
+from compose import write_run_record
+write_run_record(
+    config.output_dir, config, tokens, prog="rl", search_path=[app.CONF],
+    env_prefix=app.ENV_PREFIX,
+)
+os.getppid()
+"""
+PHASED_SCHEMA = "import os\nos.getppid()\nimport rl_app.config\nos.getppid()\n"
+PHASES = (
+    "interpreter start",
+    "import the entrypoint (the baseline: the schema)",
+    "compose: cli()",
+    "write_configs: four TOML files",
+    "write_run_record: run.json (origins, fingerprint, git)",
+)
+TEARDOWN = "interpreter teardown"
+
+
+def phase_split(directory: Path) -> str:
+    """The rl dry run's instructions by phase, beside `import rl_app.config`'s (markdown), or
+    why there are none."""
+    if shutil.which("valgrind") is None or importlib.util.find_spec("rl_app") is None:
+        return "No phase split: it needs valgrind and the rl example installed.\n"
+    out = directory / "phases-out"
+    dry = _phase_counts(directory, "dry", PHASED_DRY_RUN.format(out=str(out)))
+    schema = _phase_counts(directory, "schema", PHASED_SCHEMA)
+    if dry is None or schema is None or len(dry) != len(PHASES) + 1 or len(schema) != 3:
+        return "No phase split: callgrind gave no counts for every phase.\n"
+    baseline = {PHASES[0]: schema[0], PHASES[1]: schema[1], TEARDOWN: schema[2]}
+    rows = ["| phase | rl dry run | import rl_app.config | difference |", "|---|---:|---:|---:|"]
+    for name, count in zip((*PHASES, TEARDOWN), dry, strict=True):
+        base = baseline.get(name)
+        extra = count - (base or 0)  # a phase the baseline has not: all of it is extra
+        shown = "" if base is None else f"{base / 1e6:.1f}M"
+        rows.append(f"| {name} | {count / 1e6:.1f}M | {shown} | {extra / 1e6:+.1f}M |")
+    total, base_total = sum(dry), sum(schema)
+    rows.append(
+        f"| **whole process** | {total / 1e6:.1f}M | {base_total / 1e6:.1f}M | "
+        f"{(total - base_total) / 1e6:+.1f}M |"
+    )
+    return "\n".join(rows) + "\n"
+
+
+def _phase_counts(directory: Path, name: str, script: str) -> list[int] | None:
+    """Callgrind's count of each part of `script` between `os.getppid()` calls, the part after
+    the last one (the teardown) last; run from the checkout, as the rl commands are."""
+    parts = directory / f"phases-{name}"
+    shutil.rmtree(parts, ignore_errors=True)
+    parts.mkdir(parents=True)
+    (parts / "phased.py").write_text(script)
+    command = Command(name, [sys.executable, str(parts / "phased.py")], "", cwd=REPO)
+    valgrind = [
+        "valgrind",
+        "--tool=callgrind",
+        "--dump-before=getppid",
+        f"--callgrind-out-file={parts / 'cg.out'}",
+        *command.argv,
+    ]
+    env = process_env(command, directory)
+    for argv in (command.argv, valgrind):  # the first run writes the bytecode caches
+        done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, check=False)
+        if done.returncode != 0:
+            return None
+    dumps = sorted(parts.glob("cg.out.*"), key=lambda path: int(path.suffix[1:]))
+    counts = [_summary(path) for path in [*dumps, parts / "cg.out"]]
+    return None if None in counts else [count for count in counts if count is not None]
+
+
+def _summary(path: Path) -> int | None:
+    found = re.search(r"^summary: (\d+)", path.read_text(errors="replace"), re.MULTILINE)
+    return int(found[1]) if found else None
 
 
 def import_profile(directory: Path, top: int = 25) -> str:

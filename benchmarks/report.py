@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import peers
-from coldstart import GEN_BASELINE, GEN_HELP, RL_BASELINE, RL_HELP, Timing
+from coldstart import (
+    GEN_BASELINE,
+    GEN_HELP,
+    RL_BASELINE,
+    RL_DRY_RUN,
+    RL_HELP,
+    RL_SCHEMA,
+    Timing,
+)
 from workloads import Workload
 
 if TYPE_CHECKING:
@@ -53,7 +61,6 @@ GOAL_OMEGACONF = 150.0
 GOAL_INTERP = 1.5  # compose's cost per reference over the floor's resolver's
 GOAL_COLD_MS = 20.0
 GOAL_MEMORY = 2.0
-RL_DRY_RUN = "rl @ examples/reverse_text/rl.toml --dry-run"  # as coldstart.py names it
 LONG_DIR = "largest"  # a `--only` run of the largest workloads with a long timeout, if any
 
 
@@ -373,7 +380,12 @@ def memory_table(results: Results) -> list[str]:
 
 
 def baseline_of(name: str) -> str | None:
-    """The plain-Pydantic program a cold-start program is compared with."""
+    """The program a cold-start program is compared with: plain Pydantic building the schema,
+    but for the dry run, whose baseline (the issue's) is the schema as written, itself
+    compared with plain Pydantic on the next row: the two rows add up to the dry run's gap
+    to plain Pydantic."""
+    if name == RL_DRY_RUN:
+        return RL_SCHEMA
     if name.startswith("rl ") and name != RL_BASELINE:
         return RL_BASELINE
     if name.startswith(("compose entry", "prime entry")):
@@ -586,35 +598,48 @@ def _against_floor_per_reference(
     return f"; against the floor's cost per reference: {', '.join(parts)}" if parts else ""
 
 
+# The judged pairs, then those shown beside them: (program, baseline, judged)
+COLD_PAIRS = (
+    (RL_HELP, RL_BASELINE, True),
+    (RL_DRY_RUN, RL_SCHEMA, True),  # the issue's words: within 20 ms of `import rl_app.config`
+    (RL_DRY_RUN, RL_BASELINE, False),  # and against plain Pydantic, as --help is judged
+    (GEN_HELP, GEN_BASELINE, False),  # the generated 514-field schema
+)
+
+
 def cold_goal(cold: list[Timing]) -> Goal:
-    """`rl --help` against its plain-Pydantic baseline (the issue's goal), judged on the median of
-    per-round differences; the generated 514-field schema's pair is shown, not judged."""
+    """`rl --help` against plain Pydantic building the schema, and the dry run against
+    `import rl_app.config` (the issue's baseline), judged on the median of per-round
+    differences; the dry run against plain Pydantic and the 514-field schema's pair shown."""
     name = (
-        f"cold rl --help and rl @ rl.toml --dry-run each within {GOAL_COLD_MS:.0f} ms of "
-        "import pydantic + building the schema"
+        f"cold rl --help within {GOAL_COLD_MS:.0f} ms of import pydantic + building the schema; "
+        f"rl @ rl.toml --dry-run within {GOAL_COLD_MS:.0f} ms of python -c 'import rl_app.config'"
     )
     by = {t.name: t for t in cold}
-    parts, extras = [], {}
-    pairs = ((RL_HELP, RL_BASELINE), (RL_DRY_RUN, RL_BASELINE), (GEN_HELP, GEN_BASELINE))
-    for program, baseline in pairs:
+    parts, judged = [], []
+    for program, baseline, counts in COLD_PAIRS:
         a, b = by.get(program), by.get(baseline)
         if a is None or b is None or a.median_s is None or b.median_s is None:
             continue
         extra, text = _cold_difference(a, b)
-        extras[program] = extra * 1e3
+        if counts:
+            judged.append(extra * 1e3)
         counted = _instructions(a, b)
-        parts.append(f"{program} {text}" + (f"; instructions {counted})" if counted else ")"))
-    if RL_HELP not in extras or RL_DRY_RUN not in extras:
+        counted_text = f"; instructions {counted})" if counted else ")"
+        shown = f"{program} - {baseline}: {text}{counted_text}"
+        parts.append(shown + ("" if counts else " (shown, not judged)"))
+    if len(judged) < 2:
         return Goal(name, "no data", "; ".join(parts))
-    judged = max(extras[RL_HELP], extras[RL_DRY_RUN])
-    status = "met" if judged <= GOAL_COLD_MS else "missed"
-    return Goal(name, status, "; ".join(parts) + " (the last, not judged: the 514-field schema)")
+    status = "met" if max(judged) <= GOAL_COLD_MS else "missed"
+    return Goal(name, status, "; ".join(parts))
 
 
 def _cold_difference(a: Timing, b: Timing) -> tuple[float, str]:
     """The judged difference, and how it was read: from the pair's own rounds where it ran
     them, else from the rounds of every program (the median of per-round differences)."""
-    own = _differences(a.pair_samples, b.pair_samples)
+    # A pair's own rounds pair only with each other (a program of two pairs keeps the first's)
+    alone = a.paired_with == b.name and b.paired_with == a.name
+    own = _differences(a.pair_samples, b.pair_samples) if alone else []
     among_all = _differences(a.samples, b.samples)
     if own:
         diffs, how = own, "rounds of the pair alone, in alternating order"
@@ -853,12 +878,24 @@ def markdown(
         "the median over rounds of its time minus its plain-Pydantic baseline's in the same "
         "round (wall, then CPU: user + system), and, where valgrind is installed, callgrind's "
         "instruction count, which does not move with the load of the machine. The judged "
-        "pair (rl --help and its baseline) then runs rounds of its own, the two alone in "
-        "alternating order; the goal is read from those (see Goals), this table from the "
-        "rounds of every program.",
+        "pairs (rl --help and its baseline; the dry run and `import rl_app.config`) then run "
+        "rounds of their own, two programs alone in alternating order; the goal is read "
+        "from those (see Goals), this table from the rounds of every program. The rl "
+        "commands run from the checkout, as the issue's `rl @ examples/reverse_text/rl.toml "
+        "--dry-run` does: its run record asks the checkout's git.",
         "",
         *cold_table(cold),
     ]
+    if chain.get("cold_phases"):
+        lines += [
+            "### The rl dry run by phase (callgrind, instructions)",
+            "",
+            "`coldstart.phase_split`: the dry run as `rl` makes it, counted between markers, "
+            "beside `import rl_app.config`. The git process the record starts is not counted "
+            "(it runs on another core while the record finds its origins).",
+            "",
+            chain["cold_phases"],
+        ]
     lines += notes_lines(results)
     return "\n".join(lines) + "\n"
 

@@ -637,6 +637,7 @@ def extras(
     if not plan.quick:
         print("instruction counts (callgrind) ...", flush=True)
         chain["instructions"] = instruction_counts(workdir, plan)
+        chain["cold_phases"] = coldstart.phase_split(workdir)
     return cold, chain
 
 
