@@ -177,7 +177,7 @@ def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
             ),
         ]
     if quick:  # enough to see that every entrypoint runs
-        return [found[0], found[1], found[3], *rl_commands(directory, output_dir)[:2]]
+        return [found[0], found[1], found[3], *rl_commands(directory, output_dir)[:3]]
     return found + rl_commands(directory, output_dir)
 
 
