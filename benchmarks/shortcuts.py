@@ -62,7 +62,9 @@ SHORTCUTS_BY_NAME = {
     "libyaml": "compose._input.yaml",
     "plain-merge": "compose._merge.tables",
     "kept-walks": "compose._schema.walk",
+    # one module holds both: turning either off turns off the other
     "tags-by-name": "compose._merge.flags",
+    "flag-table": "compose._merge.flags",
     "prepare-fields": "compose._schema.prepare",
     "rename-fields": "compose._merge.renames",
     "interpolated-defaults": "compose._merge.defaults",

@@ -16,7 +16,7 @@ from compose._merge.composed import Composed, marks_resolution, note_work
 from compose._merge.defaults import to_plain
 from compose._merge.lists import append_to, append_value
 from compose._merge.renames import announce
-from compose._merge.tables import Merger
+from compose._merge.tables import Merger, merge_plain
 from compose._schema.coerce import ENABLE, convert, untyped
 from compose._schema.plan import tag_names
 from compose._schema.shape import Kind, Shape
@@ -30,7 +30,7 @@ from compose._syntax import (
     split_dotted,
     without_negation,
 )
-from compose._tree import KeyPath, child, put
+from compose._tree import MAX_DEPTH, KeyPath, child, put
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
 
 
@@ -56,6 +56,12 @@ def apply_values(merger: Merger, values: list[ValueItem], composed: Composed) ->
     the second pass. Unknown flags and values their type rejects are returned, to be reported
     with the validation errors, all at once.
     """
+    if SHORTCUTS and merger.root.kind is Kind.ANY and merger.origins is None:
+        as_table = _as_one_table(merger.root, values)
+        if as_table is not None and _merges_as_flags(merger.tree, as_table[0]):
+            merge_plain(merger.tree, as_table[0])
+            note_work(composed, as_table[1])
+            return []
     deferred: list[ValueItem] = []
     written = _Written()
     tags = tag_names(merger.root.model) if merger.root.model is not None else frozenset()
@@ -80,6 +86,70 @@ def apply_values(merger: Merger, values: list[ValueItem], composed: Composed) ->
         except (UnknownKeyError, ConfigValidationError) as error:
             errors.append(error)
     return errors
+
+
+_ABSENT = object()
+
+
+def _as_one_table(
+    root: Shape, values: list[ValueItem]
+) -> tuple[dict[str, Any], list[KeyPath]] | None:
+    """Schema-less value flags as one table (a node, as a file's), and the paths of those whose
+    text may need resolution; None where a flag needs the reference (`_set_value`, a walk each).
+
+    Merged plainly, the table sets what the flags set one by one when each flag sets a single
+    value that is not a table (a table merges into one already there) nor `???` (which never
+    overrides), at a key path no other flag's lies below or above (else one replaces, or makes
+    way for, what the other set): then each flag's value lands at its path, as the last of its
+    path says, creating tables on the way and replacing values in it. A flag whose value the
+    reference would refuse is left to it, which then says so in the same words and order.
+    """
+    table: dict[str, Any] = {}
+    marked: list[KeyPath] = []
+    for item in values:
+        if type(item) is not ValueItem or item.append or len(item.tokens) != 1:
+            return None
+        segments = key_segments(root, item.key)
+        if len(segments) > MAX_DEPTH:
+            return None
+        text = item.tokens[0]
+        try:
+            value = untyped(text, f"--{item.key}", item.shown)
+        except ComposeError:
+            return None
+        if type(value) is dict or value == MANDATORY:
+            return None
+        # The table holds the flags' values and the tables on their way only (no value is a
+        # table): a value on the way is an earlier flag's path above this one, a table at
+        # the last segment one below it
+        node = table
+        for segment in segments[:-1]:
+            below = node.get(segment, _ABSENT)
+            if below is _ABSENT:
+                below = node[segment] = {}
+            elif type(below) is not dict:
+                return None
+            node = below
+        last = segments[-1]
+        if type(node.get(last)) is dict:
+            return None
+        node[last] = value
+        if marks_resolution(text):
+            marked.append(tuple(segments))
+    return table, marked
+
+
+def _merges_as_flags(tree: dict[str, Any], table: dict[str, Any]) -> bool:
+    """Whether no table of `table` lands on a list of `tree`: there a flag's next segment is an
+    index (or an error the reference words), not a key."""
+    for key, value in table.items():
+        if type(value) is dict:
+            below = tree.get(key)
+            if isinstance(below, list):
+                return False
+            if type(below) is dict and not _merges_as_flags(below, value):
+                return False
+    return True
 
 
 def _set_value(
