@@ -104,11 +104,13 @@ def _as_one_table(
     path says, creating tables on the way and replacing values in it. A flag whose value the
     reference would refuse is left to it, which then says so in the same words and order.
     """
+    if not all(
+        type(item) is ValueItem and not item.append and len(item.tokens) == 1 for item in values
+    ):
+        return None  # told before any value is parsed, which the reference would parse again
     table: dict[str, Any] = {}
     marked: list[KeyPath] = []
     for item in values:
-        if type(item) is not ValueItem or item.append or len(item.tokens) != 1:
-            return None
         segments = key_segments(root, item.key)
         if len(segments) > MAX_DEPTH:
             return None
