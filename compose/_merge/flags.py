@@ -56,6 +56,8 @@ def apply_values(merger: Merger, values: list[ValueItem], composed: Composed) ->
     the second pass. Unknown flags and values their type rejects are returned, to be reported
     with the validation errors, all at once.
     """
+    # Schema-less, not recording: flags that cannot meet are one node, merged as a file's is
+    # (a walk, a record and an assignment each are most of what a flag costs; docs/08)
     if SHORTCUTS and merger.root.kind is Kind.ANY and merger.origins is None:
         as_table = _as_one_table(merger.root, values)
         if as_table is not None and _merges_as_flags(merger.tree, as_table[0]):
