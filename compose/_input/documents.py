@@ -20,6 +20,8 @@ JSON, YAML, TOML = "JSON", "YAML", "TOML"
 
 def format_of(shown: str) -> str:
     """`JSON`, `YAML` or `TOML`, from the suffix of the file's name (in any case)."""
+    if shown.endswith(".toml"):  # as most are spelt: told without a lowered copy (per file, twice)
+        return TOML
     tail = shown[-5:].lower()  # cheaper than splitting the path: this runs for every file
     if tail.endswith(".json"):
         return JSON
