@@ -116,9 +116,8 @@ def _as_one_table(
         segments = key_segments(root, item.key)
         if len(segments) > MAX_DEPTH:
             return None
-        text = item.tokens[0]
-        try:
-            value = untyped(text, f"--{item.key}", item.shown)
+        try:  # the reference's rule for an untyped flag's value, not a copy of it
+            value = _untyped_tokens(item, f"--{item.key}")
         except ComposeError:
             return None
         if type(value) is dict or value == MANDATORY:
@@ -138,7 +137,7 @@ def _as_one_table(
         if type(node.get(last)) is dict:
             return None
         node[last] = value
-        if marks_resolution(text):
+        if marks_resolution(item.tokens[0]):
             marked.append(tuple(segments))
     return table, marked
 
