@@ -1,10 +1,10 @@
 r"""The docs run: every fenced code block of `docs/*.md` and `README.md` is executed or checked.
 
 Each markdown file runs in a fresh temporary working directory holding copies of the
-repository's `examples/` and `conf/`, so commands use the same relative paths as in a checkout
-and nothing they write reaches the repository; the running interpreter's directory (`.venv/bin`)
-comes first on PATH. Blocks run in the order of the file; what a block is, is said by its info
-string (the words after the fence):
+repository's `examples/` and `conf/` (and `compose-check.toml`), so commands use the same
+relative paths as in a checkout and nothing they write reaches the repository; the running
+interpreter's directory (`.venv/bin`) comes first on PATH. Blocks run in the order of the
+file; what a block is, is said by its info string (the words after the fence):
 
 - ```python: executed in-process; the python and pycon blocks of one file share a namespace.
 - ```pycon: a doctest (`>>> ` lines and the output they print), in that same namespace.
@@ -73,6 +73,7 @@ SHOWN_WORKDIR = "/path/to/project"
 WILDCARD = "..."
 
 SHARED_DIRS = ("examples", "conf")
+SHARED_FILES = ("compose-check.toml",)  # what `compose check conf examples` reads there
 SHELL_LANGS = {"console", "bash", "sh", "shell"}
 KNOWN_LANGS = {"python", "pycon", "toml", "json", "yaml", "text", *SHELL_LANGS}
 NO_RUN = "no-run"
@@ -435,10 +436,12 @@ def forget_modules_under(directory: Path) -> None:
 
 
 def prepare_workdir(workdir: Path) -> None:
-    """Copies of the repository's `examples/` and `conf/`, so that their paths work as in a
-    checkout and nothing a command writes reaches the repository."""
+    """Copies of the repository's `examples/` and `conf/` (and the mapping of their roles), so
+    that their paths work as in a checkout and nothing a command writes reaches the repository."""
     for name in SHARED_DIRS:
         shutil.copytree(ROOT / name, workdir / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in SHARED_FILES:
+        shutil.copy2(ROOT / name, workdir / name)
 
 
 def check_excerpt(block: Block, source: Path) -> None:

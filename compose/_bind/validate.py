@@ -11,6 +11,7 @@ did-you-mean for an unknown key.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pydantic
@@ -69,6 +70,37 @@ def unknown_keys(composed: Composed) -> list[ComposeError]:
     return []
 
 
+def overlay_problems(
+    composed: Composed, schema: type[BaseModel], *, whole: bool = False
+) -> list[ComposeError]:
+    """What the nodes of a composition that is not whole get wrong, as validation judges it:
+    unknown keys, and values their fields refuse. Not what a later node may still supply: a
+    required value (unless the composition is `whole`), the value an interpolation will give
+    (judged once resolved), or the verdict of a section's own validators (they may ask for
+    fields no node has set yet, or for an interpolation's value)."""
+    tree = _prepared(composed, schema)
+    judged = _judged_in_whole if whole else _judged_in_overlay
+    try:
+        schema.model_validate(tree)
+    except pydantic.ValidationError as error:
+        return [*composed.pending, *_map_errors(error, composed, tree, judged)]
+    except Exception:  # an app's validator meeting a part of a config: no verdict
+        return list(composed.pending)
+    return list(composed.pending)
+
+
+def _judged_in_overlay(detail: Any, shape: Shape) -> bool:
+    return detail["type"] != "missing" and _judged_in_whole(detail, shape)
+
+
+def _judged_in_whole(detail: Any, shape: Shape) -> bool:
+    from compose._interp.data import needs_resolution  # noqa: PLC0415  # only when checking files
+
+    if isinstance(detail["input"], str) and needs_resolution(detail["input"]):
+        return False
+    return not (shape.is_section and detail["type"] in ("value_error", "assertion_error"))
+
+
 def _prepared(composed: Composed, schema: type[BaseModel]) -> Any:
     """The tree as validation takes it: a `BaseConfig` root prepares its data itself."""
     if prepares_itself(schema):
@@ -102,14 +134,20 @@ def plain_nones(tree: Any) -> Any:
 
 
 def _map_errors(
-    error: pydantic.ValidationError, composed: Composed, tree: dict[str, Any]
+    error: pydantic.ValidationError,
+    composed: Composed,
+    tree: dict[str, Any],
+    judged: Callable[[Any, Shape], bool] | None = None,
 ) -> list[ComposeError]:
+    """Pydantic's errors as compose's (those `judged` keeps, given each and its field's shape)."""
     seen: dict[KeyPath, ComposeError] = {}
     for detail in error.errors():
         located = _loc_path(composed.root, detail["loc"], tree)
         if located is None:
             continue
         path, shape = located
+        if judged is not None and not judged(detail, shape):
+            continue
         if detail["type"] == "extra_forbidden":
             for flag_path, found in _unknown_keys_at(path, detail, composed):
                 seen.setdefault(flag_path, found)

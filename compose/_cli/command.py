@@ -3,6 +3,7 @@
     compose show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
     compose explain [--schema MODULE:CLASS] KEY ARGV...
     compose diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+    compose check [--schema MODULE:CLASS] [--roles FILE] [--quiet] PATH...
     compose schema MODULE:CLASS
     compose completion bash|zsh|fish PROG
     compose job DIR
@@ -17,9 +18,7 @@ exit code.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from compose._cli.entry import (
     warnings_as_lines,
     write_text,
 )
+from compose._cli.roles import load_schema
 from compose._input.argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
 from compose._input.env import with_environment
 from compose._input.origins import FlagSource, Moved, Shifted
@@ -63,6 +63,10 @@ commands:
       every node that set KEY, in order, and the value that wins
   diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
       the values that differ between two compositions, with their origins
+  check [--schema MODULE:CLASS] [--roles FILE] [--quiet] PATH...
+      every config file under PATH judged as what it is (a root config, or an overlay at a
+      section: compose-check.toml says, or the config group's directory), every problem with
+      FILE:LINE; exits 1 if a file has one (for CI)
   schema MODULE:CLASS
       the JSON Schema of a config class (for editor completion of TOML files)
   completion bash|zsh|fish PROG
@@ -76,13 +80,14 @@ exist as written are looked up (then the working directory, then $COMPOSE_PATH);
 --env-prefix PREFIX: variables named PREFIX and a key path (RL_TRAINER__OPTIM__LR, with RL_)
 set values below the files, as in an entrypoint with env_prefix=PREFIX
 """
-_FLAGS = frozenset({"--resolved", "--origins"})
+_FLAGS = frozenset({"--resolved", "--origins", "--quiet"})
 _REPEATED = frozenset({"--search-path"})  # valued, and each one given adds to the others
 _COMPOSING = frozenset({"--env-prefix"}) | _REPEATED  # of every command that composes ARGV
-_VALUED = frozenset({"--schema", "--format"}) | _COMPOSING
+_VALUED = frozenset({"--schema", "--format", "--roles"}) | _COMPOSING
 _ALL_OPTIONS = _FLAGS | _VALUED
 _ALLOWED = {
-    "show": _ALL_OPTIONS,
+    "show": _ALL_OPTIONS - {"--roles", "--quiet"},
+    "check": frozenset({"--schema", "--roles", "--search-path", "--quiet"}),
     "explain": frozenset({"--schema"}) | _COMPOSING,
     "diff": frozenset({"--resolved", "--schema"}) | _COMPOSING,
     "schema": frozenset(),
@@ -174,27 +179,6 @@ def split_options(args: list[str], allowed: frozenset[str] = _ALL_OPTIONS) -> Op
         pos += 1
     options.rest = args[pos:]
     return options
-
-
-def load_schema(spec: str) -> type[BaseModel]:
-    """`package.module:Class`, imported with the working directory on the path."""
-    module_name, colon, class_name = spec.partition(":")
-    if not colon or not module_name or not class_name:
-        raise ArgvError("expects MODULE:CLASS", key="--schema", value=spec)
-    if os.getcwd() not in sys.path:  # last: a `yaml.py` here never shadows an installed library
-        sys.path.append(os.getcwd())
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # any import failure is the user's to fix
-        raise ArgvError(
-            f"cannot import {module_name}: {error}", key="--schema", value=spec
-        ) from None
-    schema = getattr(module, class_name, None)
-    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
-        raise ArgvError(
-            f"{module_name} has no config class {class_name}", key="--schema", value=spec
-        )
-    return schema
 
 
 @dataclass
@@ -506,8 +490,22 @@ def job_command(options: Options) -> int:
     return _status.run_job(options.rest[0])
 
 
+def check(options: Options) -> int:
+    """`compose check PATH...`: see `compose._cli.check`."""
+    from compose._cli.check import check_command  # noqa: PLC0415  # the check's own machinery
+
+    return check_command(
+        options.rest,
+        schema=options.values.get("--schema"),
+        roles_file=options.values.get("--roles"),
+        search_path=options.search_path,
+        quiet="--quiet" in options.flags,
+    )
+
+
 _COMMANDS: dict[str, Callable[[Options], int]] = {
     "show": show,
+    "check": check,
     "explain": explain,
     "diff": diff,
     "schema": schema_command,

@@ -36,6 +36,7 @@ from compose._interp.grammar import (
     Ref,
     parse,
     split_key,
+    syntax_message,
 )
 from compose._interp.quick import SLOW, join, lone_reference, plan_of, walk
 from compose._interp.resolvers import (
@@ -236,7 +237,7 @@ class Resolution:
         try:
             element = parse(raw)
         except GrammarError as exc:
-            raise self._error(site, f"invalid interpolation syntax: {exc.message}") from None
+            raise self._error(site, syntax_message(exc)) from None
         value = yield from self._element(site, element)
         if isinstance(element, Concat) and value == MANDATORY:
             raise self._error(site, "value resolved to ???, the missing-value marker")

@@ -64,6 +64,7 @@ __all__ = [
     "Ref",
     "parse",
     "split_key",
+    "syntax_message",
 ]
 
 _WS = " \t"
@@ -163,6 +164,11 @@ class GrammarError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+def syntax_message(error: GrammarError) -> str:
+    """What resolution, and `compose check`, say of a value outside the grammar."""
+    return f"invalid interpolation syntax: {error.message}"
 
 
 # --------------------------------------------------------------------------- parser

@@ -47,9 +47,12 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
     return decorate
 
 
+FOUND_IN = "; found in "  # before the node that used an old name (`compose check` reads it)
+
+
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
     warn(
-        f"`{old}` is renamed to `{dotted(new)}`; found in {where}",
+        f"`{old}` is renamed to `{dotted(new)}`{FOUND_IN}{where}",
         FutureWarning,
         stacklevel=2,
     )

@@ -1,0 +1,235 @@
+"""`compose check PATH...`: every config file of a tree judged as what it is, for CI.
+
+A root config is judged whole, as `ENTRYPOINT @ FILE` takes it: unknown keys, values, required
+values, interpolations resolved, the schema's own validators. An overlay (a file laid over
+another, at the root or at a section) is judged as a piece: unknown keys, values its fields
+refuse, old names of renamed fields and the syntax of its interpolations, but not what a later
+file may still supply. Which is which comes from `compose-check.toml` or is inferred
+(`compose._cli.roles`). Every problem of every file is printed, FILE:LINE first; exit 1 if any.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from compose._api import resolve
+from compose._bind.validate import bind, overlay_problems
+from compose._cli.entry import write_text
+from compose._cli.roles import Role, Roles, config_files, load_schema, read_roles, roles_of
+from compose._input.argv import FileItem
+from compose._input.search import SearchPath
+from compose._merge.composed import Composed
+from compose._merge.fold import compose_items
+from compose._merge.renames import FOUND_IN
+from compose._syntax import INCLUDE, dotted
+from compose._warn import held
+from compose.errors import ComposeError, InterpolationError
+
+FOUND_PROBLEMS = 1  # the exit code when a file has a problem (2 stays bad input to check itself)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a file: where (FILE:LINE, or the file) and what."""
+
+    where: str
+    text: str
+
+    def line(self) -> str:
+        return f"{self.where}: {self.text}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A file's judgment: the role it was judged in, and its problems (none: it fits)."""
+
+    path: str
+    role: Role | None
+    problems: tuple[Problem, ...]
+    tried: tuple[Role, ...] = ()  # the other roles it was judged in, and fits none of either
+
+
+def check_command(
+    paths: list[str],
+    *,
+    schema: str | None,
+    roles_file: str | None,
+    search_path: SearchPath,
+    quiet: bool,
+) -> int:
+    """Judge every file under `paths`; print each verdict; 1 if any file has a problem."""
+    roles = read_roles(roles_file, schema)
+    schemas = {
+        name: load_schema(spec, f"entrypoints.{name}") for name, spec in roles.entrypoints.items()
+    }
+    files = list(config_files(paths or ["."], roles))
+    included = included_roles(files, roles, schemas, (*search_path, *roles.search_path))
+    verdicts = [judge(path, roles, schemas, search_path, included) for path in files]
+    for verdict in verdicts:
+        _print_verdict(verdict, quiet)
+    bad = sum(1 for verdict in verdicts if verdict.problems)
+    summary = f"checked {len(verdicts)} files: {len(verdicts) - bad} fit, {bad} with problems\n"
+    write_text(sys.stdout, summary)
+    return FOUND_PROBLEMS if bad else 0
+
+
+def included_roles(
+    files: list[str], roles: Roles, schemas: dict[str, type[BaseModel]], dirs: SearchPath
+) -> dict[str, Role]:
+    """The files that a file of the tree includes (`_include_`), by real path: overlays where
+    its composition mounts them, judged as the pieces they are. The first includer decides."""
+    found: dict[str, Role] = {}
+    for path in files:
+        role = _includer_role(path, roles, schemas, dirs)
+        if role is None:
+            continue
+        try:
+            item = FileItem(path, role.section, path)
+            composed = compose_items([item], schemas[role.entrypoint], dirs)
+        except ComposeError:  # its own verdict will say why
+            continue
+        for source in composed.sources:
+            real = os.path.realpath(source.shown)
+            if real != os.path.realpath(path):
+                section = dotted(source.prefix)
+                found.setdefault(real, Role(role.entrypoint, role.schema, section, overlay=True))
+    return found
+
+
+def _includer_role(
+    path: str, roles: Roles, schemas: dict[str, type[BaseModel]], dirs: SearchPath
+) -> Role | None:
+    """The role of a file that includes others (as its text tells), if it has one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            if INCLUDE not in file.read():
+                return None
+    except OSError:
+        return None
+    candidates = roles_of(path, roles, schemas, dirs)
+    return candidates[0] if candidates else None
+
+
+def judge(
+    path: str,
+    roles: Roles,
+    schemas: dict[str, type[BaseModel]],
+    search_path: SearchPath = (),
+    included: dict[str, Role] | None = None,
+) -> Verdict:
+    """`path` judged in each role it may play, until one fits."""
+    dirs = (*search_path, *roles.search_path)
+    candidates = roles_of(path, roles, schemas, dirs, included)
+    if candidates is None:
+        hint = (
+            "name it in a [[files]] rule of compose-check.toml, or give --schema"
+            if roles.shown
+            else "give --schema MODULE:CLASS, or declare its role in compose-check.toml"
+        )
+        return Verdict(path, None, (Problem(path, f"fits no declared role; {hint}"),))
+    first: Verdict | None = None
+    for role in candidates:
+        problems = tuple(problems_in(path, role, schemas[role.entrypoint], dirs))
+        if not problems:
+            return Verdict(path, role, ())
+        first = first or Verdict(path, role, problems)
+    if first is None:  # skipped by its rule
+        return Verdict(path, None, ())
+    return Verdict(path, first.role, first.problems, tuple(candidates[1:]))
+
+
+def problems_in(
+    path: str, role: Role, schema: type[BaseModel], search_path: SearchPath
+) -> list[Problem]:
+    """What is wrong with `path` in `role`: errors, and old names of renamed fields."""
+    shown = f"--{role.section} @ {path}" if role.section else path
+    items = [FileItem(path, role.section, shown)]
+    with held() as warned:
+        try:
+            errors = _errors(items, schema, role, search_path)
+        except ComposeError as error:
+            errors = list(error.errors)
+    renamed = [str(w) for w in warned if isinstance(w, FutureWarning)]  # `renamed()`'s
+    return [_problem(error, path) for error in errors] + [_old_name(text, path) for text in renamed]
+
+
+def _old_name(warning: str, path: str) -> Problem:
+    """`old` is renamed to `new`; found in FILE:LINE -> a problem at FILE:LINE."""
+    text, found, where = warning.rpartition(FOUND_IN)
+    if not found:
+        text, where = warning, path
+    return Problem(where, f"{text} (the old name still works for now: write the new one)")
+
+
+def _errors(
+    items: list[FileItem], schema: type[BaseModel], role: Role, search_path: SearchPath
+) -> list[ComposeError]:
+    composed = compose_items(list(items), schema, search_path)
+    if role.overlay:
+        return [*interpolation_syntax(composed), *overlay_problems(composed, schema)]
+    try:
+        resolve(composed)
+        bind(composed, schema)
+    except ComposeError as error:
+        if not isinstance(error, InterpolationError) and not any(
+            isinstance(e, InterpolationError) for e in error.errors
+        ):
+            raise
+        # Resolution stops binding: the file's other problems still count, judged as an
+        # overlay's are (the values of interpolations apart)
+        named = {e.key for e in error.errors}
+        rest = [e for e in overlay_problems(composed, schema, whole=True) if e.key not in named]
+        return [*error.errors, *rest]
+    return []
+
+
+def interpolation_syntax(composed: Composed) -> list[ComposeError]:
+    """Each value whose `${...}` is outside the grammar, as resolution would word it (an
+    overlay's references are not resolved: a later file may hold what they name)."""
+    from compose._interp.data import scan  # noqa: PLC0415  # only where a file is checked
+    from compose._interp.grammar import GrammarError, parse, syntax_message  # noqa: PLC0415
+
+    found: list[ComposeError] = []
+    for path, raw in scan(composed.tree):
+        try:
+            parse(raw)
+        except GrammarError as error:
+            found.append(
+                InterpolationError(
+                    syntax_message(error),
+                    key=composed.show_key(path),
+                    value=raw,
+                    origin=composed.origins.describe(path),
+                )
+            )
+    return found
+
+
+def _problem(error: ComposeError, path: str) -> Problem:
+    """FILE:LINE first, as compilers put it (editors and CI logs link it); the error's own
+    words after it."""
+    if error.origin and not error.origin.startswith("--"):  # a file's line, not a flag's
+        return Problem(error.origin, error.evolve(origin=None).format())
+    return Problem(path, error.format())
+
+
+def _print_verdict(verdict: Verdict, quiet: bool) -> None:
+    role = f" {verdict.role.describe()}" if verdict.role is not None else ""
+    if not verdict.problems:
+        if not quiet:
+            fits = "skipped (its rule says so)" if verdict.role is None else f"fits{role}"
+            write_text(sys.stdout, f"{verdict.path}: {fits}\n")
+        return
+    for problem in verdict.problems:
+        write_text(sys.stdout, problem.line() + "\n")
+    count = len(verdict.problems)
+    tried = ""
+    if verdict.tried:
+        others = ", ".join(role.describe() for role in verdict.tried)
+        tried = f"; nor does it fit {others}"
+    noun = "problem" if count == 1 else "problems"
+    write_text(sys.stdout, f"{verdict.path}: {count} {noun}{role}{tried}\n")

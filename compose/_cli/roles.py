@@ -1,0 +1,254 @@
+"""What each config file of a tree is, for `compose check`: the root config of an entrypoint,
+or an overlay laid over one (at the root, or mounted at a section).
+
+Declared in a small mapping, `compose-check.toml`, read through compose itself (so a typo in it
+is named with its line), or inferred: a file in a config group's directory (`conf/optim/`) is an
+overlay of every section named like the group (`trainer.optim`); any other file is a root
+config of the default entrypoint, judged whole, as `ENTRYPOINT @ FILE` would take it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from compose._schema.shape import Kind, innermost, section_models, shape_of_field
+from compose._syntax import dotted
+from compose.errors import ArgvError, ComposeError
+
+ROLES_FILE = "compose-check.toml"
+# Never config nodes, wherever they sit in a tree: a project's own metadata.
+NOT_CONFIGS = frozenset(
+    {ROLES_FILE, "pyproject.toml", "Cargo.toml", "poetry.lock", "uv.lock", "Pipfile"}
+)
+CONFIG_SUFFIXES = (".toml", ".json", ".yaml", ".yml")  # what a file node is read as (docs/14)
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+_MAX_SECTION_DEPTH = 8  # a schema that holds itself (a tree of sections) ends here
+
+
+class FileRule(BaseModel):
+    """`[[files]]`: what the files that `match` are (the first rule that matches decides)."""
+
+    model_config = ConfigDict(extra="forbid")
+    match: list[str] = Field(min_length=1)
+    entrypoint: str | None = None  # a name of [entrypoints]; the default one if not given
+    section: str = ""  # where the file is mounted (`trainer.optim`); "" the root
+    overlay: bool | None = None  # laid over another file; default: mounted at a section
+    skip: bool = False  # not a config node (a sweep's file, a fixture meant to fail)
+
+
+class RolesFile(BaseModel):
+    """`compose-check.toml`."""
+
+    model_config = ConfigDict(extra="forbid")
+    entrypoints: dict[str, str] = {}  # name -> MODULE:CLASS
+    default: str | None = None  # the entrypoint of files no rule names
+    search_path: list[str] = []  # where `_include_` names and config groups are found
+    exclude: list[str] = []  # patterns of files not to check
+    files: list[FileRule] = []
+
+
+@dataclass(frozen=True)
+class Role:
+    """How to judge a file: `schema` (MODULE:CLASS) at `section`; an overlay is judged as a
+    piece (what a later node may supply is not asked), a root config whole."""
+
+    entrypoint: str
+    schema: str
+    section: str = ""
+    overlay: bool = False
+
+    def describe(self) -> str:
+        """`as trainer.optim of rl`, `as an overlay of rl`, `as a root config of rl`."""
+        if self.section:
+            return f"as {self.section} of {self.entrypoint}"
+        return f"as {'an overlay' if self.overlay else 'a root config'} of {self.entrypoint}"
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The mapping as read: entrypoints by name, the rules, and where they are relative to."""
+
+    base: Path
+    entrypoints: dict[str, str]
+    default: str | None
+    search_path: tuple[str, ...]
+    exclude: tuple[str, ...]
+    rules: tuple[FileRule, ...]
+    shown: str  # the mapping's name in messages ("" when none was read)
+
+
+def read_roles(path: str | None, schema: str | None) -> Roles:
+    """The mapping at `path` (else `compose-check.toml` here, if any), with `--schema` as the
+    default entrypoint when given."""
+    from compose._api import compose  # noqa: PLC0415  # the mapping is a config like any other
+
+    found = path if path is not None else (ROLES_FILE if os.path.isfile(ROLES_FILE) else None)
+    declared = RolesFile() if found is None else compose([found], schema=RolesFile)
+    entrypoints = dict(declared.entrypoints)
+    default = declared.default
+    if schema is not None:
+        entrypoints.setdefault(schema, schema)
+        default = schema
+    elif default is None and len(entrypoints) == 1:
+        default = next(iter(entrypoints))
+    base = Path(found).resolve().parent if found is not None else Path.cwd()
+    roles = Roles(
+        base=base,
+        entrypoints=entrypoints,
+        default=default,
+        search_path=tuple(str(base / d) for d in declared.search_path),
+        exclude=tuple(declared.exclude),
+        rules=tuple(declared.files),
+        shown=found or "",
+    )
+    _check_names(roles)
+    return roles
+
+
+def _check_names(roles: Roles) -> None:
+    """Every entrypoint a rule or `default` names is declared."""
+    named: list[tuple[str, str | None]] = [("default", roles.default)]
+    named += [(f"files[{i}].entrypoint", r.entrypoint) for i, r in enumerate(roles.rules)]
+    for key, name in named:
+        if name is not None and name not in roles.entrypoints:
+            known = ", ".join(roles.entrypoints) or "none declared"
+            raise ComposeError(
+                "names no entrypoint of [entrypoints]",
+                key=key,
+                value=name,
+                origin=roles.shown or None,
+                hint=f"entrypoints: {known}",
+            )
+
+
+def config_files(paths: Sequence[str], roles: Roles) -> Iterator[str]:
+    """The files to check: each file given, and the config files under each directory given
+    (TOML, JSON, YAML; not hidden ones, not a project's metadata, not those `exclude` names)."""
+    for given in paths:
+        if os.path.isdir(given):
+            yield from sorted(_files_under(given, roles))
+        else:
+            yield os.path.normpath(given)  # named on purpose: checked (a missing one said so)
+
+
+def _files_under(directory: str, roles: Roles) -> Iterator[str]:
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not _skipped_dir(d))
+        for name in sorted(files):
+            path = os.path.normpath(os.path.join(root, name))
+            if _is_config_name(name) and not _matches(roles.exclude, path, roles):
+                yield path
+
+
+def _skipped_dir(name: str) -> bool:
+    return name.startswith(".") or name in _SKIPPED_DIRS or name.endswith(".egg-info")
+
+
+def _is_config_name(name: str) -> bool:
+    if name.startswith(".") or name in NOT_CONFIGS:
+        return False
+    return name.endswith(CONFIG_SUFFIXES)
+
+
+def _matches(patterns: Sequence[str], path: str, roles: Roles) -> bool:
+    """`path` matched by a pattern, relative to the mapping's directory (`*` crosses `/`)."""
+    try:
+        relative = Path(path).resolve().relative_to(roles.base).as_posix()
+    except ValueError:  # outside the mapping's tree: patterns relative to it cannot name it
+        relative = Path(path).as_posix()
+    return any(fnmatch.fnmatchcase(relative, pattern) for pattern in patterns)
+
+
+def roles_of(
+    path: str,
+    roles: Roles,
+    schemas: dict[str, type[BaseModel]],
+    search_path: Sequence[str] = (),
+    included: Mapping[str, Role] | None = None,
+) -> list[Role] | None:
+    """The roles `path` may play, in the order to try them; [] if it is to be skipped, None if
+    it fits none (no rule names it and there is no default entrypoint). A rule decides first;
+    then `included` (a file another one includes, by real path: a piece, where it is mounted);
+    then a config group (a directory in one of `search_path`'s, or the working directory)."""
+    for rule in roles.rules:
+        if _matches(rule.match, path, roles):
+            return [] if rule.skip else _declared(rule, roles)
+    if included and os.path.realpath(path) in included:
+        return [included[os.path.realpath(path)]]
+    if roles.default is None:
+        return None
+    schema = schemas[roles.default]
+    sections = _group_sections(path, schema, search_path)
+    spec = roles.entrypoints[roles.default]
+    if sections:
+        return [Role(roles.default, spec, section, overlay=True) for section in sections]
+    return [Role(roles.default, spec)]
+
+
+def _declared(rule: FileRule, roles: Roles) -> list[Role] | None:
+    name = rule.entrypoint if rule.entrypoint is not None else roles.default
+    if name is None:
+        return None
+    overlay = bool(rule.section) if rule.overlay is None else rule.overlay
+    return [Role(name, roles.entrypoints[name], rule.section, overlay)]
+
+
+def _group_sections(path: str, schema: type[BaseModel], search_path: Sequence[str]) -> list[str]:
+    """The sections a file of a config group is laid over: `conf/optim/muon.toml` (with `conf`
+    on the search path, or the working directory) -> every section whose field is `optim`."""
+    group_dir = Path(path).resolve().parent
+    roots = [Path(d).resolve() for d in (*search_path, os.getcwd())]
+    if group_dir.parent not in roots:
+        return []
+    return [s for s in section_paths(schema) if s.rpartition(".")[2] == group_dir.name]
+
+
+def section_paths(schema: type[BaseModel]) -> list[str]:
+    """Every section of `schema` a file can be mounted at (`--trainer.optim @ FILE`), dotted:
+    fields holding a model or a union of models (not lists or dicts of them)."""
+    found: list[str] = []
+    _collect_sections(schema, (), found, (schema,))
+    return found
+
+
+def _collect_sections(
+    model: type[BaseModel], path: tuple[str, ...], found: list[str], seen: tuple[type, ...]
+) -> None:
+    if len(path) >= _MAX_SECTION_DEPTH:
+        return
+    for name, info in model.model_fields.items():
+        shape = innermost(shape_of_field(info))
+        if shape.kind in (Kind.LIST, Kind.DICT):
+            continue
+        models = [m for m in section_models(shape) if m not in seen]
+        if not models:
+            continue
+        here = (*path, name)
+        found.append(dotted(here))
+        for held in dict.fromkeys(models):
+            _collect_sections(held, here, found, (*seen, held))
+
+
+def load_schema(spec: str, key: str = "--schema") -> type[BaseModel]:
+    """`package.module:Class`, imported with the working directory on the path."""
+    module_name, colon, class_name = spec.partition(":")
+    if not colon or not module_name or not class_name:
+        raise ArgvError("expects MODULE:CLASS", key=key, value=spec)
+    if os.getcwd() not in sys.path:  # last: a `yaml.py` here never shadows an installed library
+        sys.path.append(os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # any import failure is the user's to fix
+        raise ArgvError(f"cannot import {module_name}: {error}", key=key, value=spec) from None
+    schema = getattr(module, class_name, None)
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        raise ArgvError(f"{module_name} has no config class {class_name}", key=key, value=spec)
+    return schema

@@ -1,0 +1,312 @@
+"""`compose check PATH...`: every config file of a tree judged as what it is (issue 23).
+
+A root config is judged whole, an overlay (at the root or at a section) as a piece: unknown
+keys, refused values, old names and interpolation syntax, not what a later file supplies. Roles
+come from compose-check.toml, from `_include_`, or from a config group's directory. Each test
+writes a small tree and runs `compose._cli.command.main` in it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from compose._cli.command import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+SCHEMA = """
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr
+
+from compose import BaseConfig, renamed
+
+
+class AdamW(BaseConfig):
+    type: Literal["adamw"] = "adamw"
+    lr: float = 1e-4
+
+
+class Muon(BaseConfig):
+    type: Literal["muon"] = "muon"
+    lr: float = 0.02
+    momentum: float = 0.95
+
+
+class Model(BaseConfig):
+    name: str
+    seq_len: int = 2048
+
+
+@renamed({"lr": "optim.lr"})
+class Trainer(BaseConfig):
+    optim: Annotated[AdamW | Muon, Field(discriminator="type")] = AdamW()
+    model: Model | None = None
+    steps: int = Field(10, ge=1)
+
+
+class Wandb(BaseConfig):
+    api_key: SecretStr = SecretStr("")
+    project: str = "p"
+
+
+class App(BaseConfig):
+    seq_len: int = 512
+    trainer: Trainer = Trainer()
+    model: Model | None = None
+    wandb: Wandb = Wandb()
+
+
+class Alone(BaseConfig):
+    port: int = 8000
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A directory with the schema module `checkapp` in it, made the working directory."""
+    (tmp_path / "checkapp.py").write_text(SCHEMA)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def write(root: Path, name: str, text: str) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip())
+
+
+def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str]:
+    code = main(["check", *args])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err
+
+
+def test_a_tree_that_fits_exits_0_and_says_how_each_file_was_judged(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "run.toml", "seq_len = 1024\n[trainer.optim]\ntype = 'muon'\n")
+    write(tree, "conf/optim/muon.toml", "type = 'muon'\nmomentum = 0.9\n")
+    code, lines, err = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", ".")
+    assert (code, err) == (0, "")
+    assert lines == [
+        "conf/optim/muon.toml: fits as trainer.optim of checkapp:App",
+        "run.toml: fits as a root config of checkapp:App",
+        "checked 2 files: 2 fit, 0 with problems",
+    ]
+
+
+def test_an_overlay_in_a_config_group_is_judged_at_its_section_with_file_and_line(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "conf/optim/bad.toml", "type = 'adamw'\nlr = 'fast'\nmomentun = 0.9\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
+    assert code == 1
+    assert lines[0] == (
+        "conf/optim/bad.toml:3: --trainer.optim.momentun = 0.9: unknown key; "
+        "did you mean --trainer.optim.momentum?"
+    )
+    assert lines[1].startswith("conf/optim/bad.toml:2: --trainer.optim.lr = 'fast': ")
+    assert lines[2] == "conf/optim/bad.toml: 2 problems as trainer.optim of checkapp:App"
+
+
+def test_an_overlay_is_not_judged_for_what_a_later_file_supplies(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `trainer.model.name` is required, and `${base_lr}` names a key no file here has
+    write(tree, "conf/model/small.toml", "seq_len = 128\n")
+    write(
+        tree,
+        "overlay.toml",
+        """
+        [trainer.model]
+        seq_len = '${seq_len}'
+        [trainer.optim]
+        lr = '${base_lr}'
+    """,
+    )
+    write(
+        tree,
+        "compose-check.toml",
+        """
+        [entrypoints]
+        app = "checkapp:App"
+        [[files]]
+        match = ["overlay.toml"]
+        overlay = true
+    """,
+    )
+    code, lines, _ = check(capsys, "--search-path", "conf", ".")
+    assert code == 0, lines
+    assert "overlay.toml: fits as an overlay of app" in lines
+    # a group's file fits the first section of that name it fits: trainer.model, then model
+    assert "conf/model/small.toml: fits as trainer.model of app" in lines
+
+
+def test_a_root_config_is_judged_whole_and_every_problem_is_reported_at_once(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "root.toml", "seq_len = '${nope}'\n[trainer]\nsteps = 0\n[model]\nseq_len = 1\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "root.toml")
+    assert code == 1
+    assert lines[0] == (
+        "root.toml:1: --seq-len = '${nope}': interpolation ${nope}: key nope not found"
+    )
+    assert lines[1].startswith("root.toml:3: --trainer.steps = 0: Input should be greater than")
+    assert lines[2] == "root.toml: --model.name: missing required value"
+    assert lines[3] == "root.toml: 3 problems as a root config of checkapp:App"
+
+
+def test_interpolation_syntax_and_old_names_are_problems_of_an_overlay(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "conf/trainer/old.toml", "lr = 1e-3\nsteps = '${seq_len'\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
+    assert code == 1
+    assert lines[0] == (
+        "conf/trainer/old.toml:2: --trainer.steps = '${seq_len': invalid interpolation "
+        "syntax: unexpected end of text at column 10"
+    )
+    assert lines[1].startswith("conf/trainer/old.toml:1: `lr` is renamed to `optim.lr` (")
+
+
+def test_a_secret_a_file_gets_wrong_is_never_printed(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "conf/wandb/key.toml", "api_key = ['hunter2-secret']\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
+    assert code == 1
+    assert "hunter2" not in "\n".join(lines)
+    assert lines[0].startswith("conf/wandb/key.toml:1: --wandb.api-key = '**********': ")
+
+
+def test_included_files_are_judged_as_pieces_where_they_are_mounted(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "run.toml", "_include_ = ['parts/base.toml', { trainer = 'parts/t.toml' }]\n")
+    write(tree, "parts/base.toml", "seq_len = 256\n")
+    write(tree, "parts/t.toml", "steps = 3\n[optim]\nlr = 1e-5\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", ".")
+    assert code == 0, lines
+    assert lines[:2] == [
+        "parts/base.toml: fits as an overlay of checkapp:App",
+        "parts/t.toml: fits as trainer of checkapp:App",
+    ]
+
+
+def test_the_mapping_names_entrypoints_skips_and_excludes(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        tree,
+        "compose-check.toml",
+        """
+        default = "app"
+        exclude = ["fixtures/*"]
+        [entrypoints]
+        app = "checkapp:App"
+        alone = "checkapp:Alone"
+        [[files]]
+        match = ["server/*.toml"]
+        entrypoint = "alone"
+        [[files]]
+        match = ["sweeps/*.toml"]
+        skip = true
+    """,
+    )
+    write(tree, "server/local.toml", "port = 9000\n")
+    write(tree, "sweeps/lr.toml", "[axes]\n'trainer.optim.lr' = [1, 2]\n")
+    write(tree, "fixtures/broken.toml", "this is not toml\n")
+    write(tree, "pyproject.toml", "[project]\nname = 'x'\n")
+    code, lines, _ = check(capsys, ".")
+    assert code == 0, lines
+    assert lines == [
+        "server/local.toml: fits as a root config of alone",
+        "sweeps/lr.toml: skipped (its rule says so)",
+        "checked 2 files: 2 fit, 0 with problems",
+    ]
+
+
+def test_a_file_no_role_fits_is_a_problem_naming_what_to_declare(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "a.toml", "x = 1\n")
+    code, lines, _ = check(capsys, ".")
+    assert code == 1
+    assert lines[0] == (
+        "a.toml: fits no declared role; give --schema MODULE:CLASS, or declare its role in "
+        "compose-check.toml"
+    )
+
+
+def test_a_group_file_that_fits_none_of_its_sections_names_them_all(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "conf/model/bad.toml", "nme = 'x'\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
+    assert code == 1
+    assert lines[0].startswith("conf/model/bad.toml:1: --trainer.model.nme = 'x': unknown key")
+    assert lines[1] == (
+        "conf/model/bad.toml: 1 problem as trainer.model of checkapp:App; "
+        "nor does it fit as model of checkapp:App"
+    )
+
+
+@pytest.mark.parametrize(
+    ("mapping", "expected"),
+    [
+        ("entrypont = 'x'\n", "entrypont"),
+        ("default = 'nope'\n[entrypoints]\napp = 'checkapp:App'\n", "nope"),
+        ("[entrypoints]\napp = 'checkapp:Missing'\n", "checkapp has no config class Missing"),
+    ],
+)
+def test_a_bad_mapping_is_bad_input_to_check_itself(
+    tree: Path, capsys: pytest.CaptureFixture[str], mapping: str, expected: str
+) -> None:
+    write(tree, "compose-check.toml", mapping)
+    write(tree, "a.toml", "seq_len = 1\n")
+    code, lines, err = check(capsys, ".")
+    assert (code, lines) == (2, [])
+    assert err.startswith("error: ") and expected in err and err.count("\n") == 1
+
+
+def test_syntax_errors_and_missing_files_are_problems_not_tracebacks(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "broken.toml", "seq_len = = 3\n")
+    code, lines, err = check(capsys, "--schema", "checkapp:App", "broken.toml", "gone.toml")
+    assert (code, err) == (1, "")
+    assert lines[0].startswith("broken.toml:1:")
+    assert any(line.startswith("gone.toml") and "not found" in line for line in lines)
+    assert lines[-1] == "checked 2 files: 0 fit, 2 with problems"
+
+
+def test_the_repositorys_own_conf_and_examples_fit() -> None:
+    """What CI runs (`.ci/run`): every config file of the example app's tree, as the repo's
+    compose-check.toml declares it, fits; a file added there must fit too, or be declared."""
+    done = subprocess.run(
+        [sys.executable, "-m", "compose", "check", "conf", "examples"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    configs = [
+        path
+        for folder in ("conf", "examples")
+        for path in sorted((REPO / folder).rglob("*.toml"))
+        if path.name != "pyproject.toml" and "sweeps" not in path.parts
+    ]
+    assert lines[-1] == f"checked {len(configs)} files: {len(configs)} fit, 0 with problems"
+    assert "conf/optim/muon.toml: fits as trainer.optim of rl" in lines
+    assert "conf/debug/trainer.toml: fits as a root config of trainer" in lines
+    assert "examples/reverse_text/debug.toml: fits as an overlay of rl" in lines
