@@ -168,6 +168,11 @@ def _old_name(warning: str, path: str) -> Problem:
 def _errors(
     items: list[FileItem], schema: type[BaseModel], role: Role, search_path: SearchPath
 ) -> list[ComposeError]:
+    if role.sweep_over is not None:
+        from compose._runs.sweep import sweep  # noqa: PLC0415  # only for a sweep's file
+
+        sweep(schema, role.sweep_over, sweep_files=[items[0].path], search_path=search_path)
+        return []
     composed = compose_items(list(items), schema, search_path)
     if role.overlay:
         return [*interpolation_syntax(composed), *overlay_problems(composed, schema)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import os
+import shlex
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,7 +42,8 @@ class FileRule(BaseModel):
     entrypoint: str | None = None  # a name of [entrypoints]; the default one if not given
     section: str = ""  # where the file is mounted (`trainer.optim`); "" the root
     overlay: bool | None = None  # laid over another file; default: mounted at a section
-    skip: bool = False  # not a config node (a sweep's file, a fixture meant to fail)
+    skip: bool = False  # not a config node (a fixture meant to fail)
+    sweep_over: list[str] | None = None  # a sweep's file (`--sweep @ FILE`) over this argv
 
 
 class RolesFile(BaseModel):
@@ -64,9 +66,13 @@ class Role:
     schema: str
     section: str = ""
     overlay: bool = False
+    sweep_over: tuple[str, ...] | None = None  # a sweep's file: every point composed
 
     def describe(self) -> str:
         """`as trainer.optim of rl`, `as an overlay of rl`, `as a root config of rl`."""
+        if self.sweep_over is not None:
+            over = f" over {shlex.join(self.sweep_over)}" if self.sweep_over else ""
+            return f"as a sweep of {self.entrypoint}{over}"
         if self.section:
             return f"as {self.section} of {self.entrypoint}"
         return f"as {'an overlay' if self.overlay else 'a root config'} of {self.entrypoint}"
@@ -198,7 +204,8 @@ def _declared(rule: FileRule, roles: Roles) -> list[Role] | None:
     if name is None:
         return None
     overlay = bool(rule.section) if rule.overlay is None else rule.overlay
-    return [Role(name, roles.entrypoints[name], rule.section, overlay)]
+    sweep_over = tuple(rule.sweep_over) if rule.sweep_over is not None else None
+    return [Role(name, roles.entrypoints[name], rule.section, overlay, sweep_over)]
 
 
 def _group_sections(path: str, schema: type[BaseModel], search_path: Sequence[str]) -> list[str]:

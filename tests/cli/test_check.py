@@ -304,9 +304,41 @@ def test_the_repositorys_own_conf_and_examples_fit() -> None:
         path
         for folder in ("conf", "examples")
         for path in sorted((REPO / folder).rglob("*.toml"))
-        if path.name != "pyproject.toml" and "sweeps" not in path.parts
+        if path.name != "pyproject.toml"
     ]
     assert lines[-1] == f"checked {len(configs)} files: {len(configs)} fit, 0 with problems"
     assert "conf/optim/muon.toml: fits as trainer.optim of rl" in lines
     assert "conf/debug/trainer.toml: fits as a root config of trainer" in lines
     assert "examples/reverse_text/debug.toml: fits as an overlay of rl" in lines
+    assert (
+        "examples/sweeps/optim.toml: fits as a sweep of rl over @ examples/reverse_text/rl.toml"
+    ) in lines
+
+
+def test_a_sweeps_file_has_every_point_composed_over_its_base(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "base.toml", "seq_len = 64\n")
+    write(tree, "sweeps/ok.toml", "[axes]\n'trainer.steps' = [1, 2]\n")
+    write(tree, "sweeps/typo.toml", "[axes]\n'trainer.stepz' = [1, 2]\n")
+    write(tree, "sweeps/bad.toml", "[axes]\n'trainer.steps' = [1, 0]\n")
+    write(
+        tree,
+        "compose-check.toml",
+        """
+        [entrypoints]
+        app = "checkapp:App"
+        [[files]]
+        match = ["sweeps/*"]
+        sweep_over = ["@", "base.toml"]
+    """,
+    )
+    code, lines, _ = check(capsys, "sweeps")
+    assert code == 1
+    assert lines[0].startswith("sweeps/bad.toml: point 1 (trainer.steps=0): --trainer.steps = 0: ")
+    assert lines[1] == "sweeps/bad.toml: 1 problem as a sweep of app over @ base.toml"
+    assert lines[2] == "sweeps/ok.toml: fits as a sweep of app over @ base.toml"
+    assert lines[3] == (
+        "sweeps/typo.toml:2: trainer.stepz: unknown key: the schema has no such field to sweep; "
+        "did you mean trainer.steps?"
+    )
