@@ -13,6 +13,7 @@ INTERPOLATION = "${"  # where resolution has work to do
 SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)
 INCLUDE = "_include_"  # a file's key that lists the files it builds on
 SELF = "_self_"  # an entry of that list: where the including file's own keys go
+SCHEMA_VERSION = "schema_version"  # a file's key in an app that declares versions (`versioned`)
 NEGATIONS = ("no-", "no_")  # `--no-x`, `--no_x`: x false, or None
 # The variable the completion scripts set when they ask an entrypoint for candidates
 COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"

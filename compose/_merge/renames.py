@@ -18,7 +18,7 @@ from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of
 from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import dotted, split_dotted
-from compose._tree import KeyPath
+from compose._tree import KeyPath, move_value
 from compose._warn import warn
 from compose.errors import ConfigValidationError
 
@@ -139,15 +139,12 @@ def _move_one(
     source: FileSource,
     moves: list[Move],
 ) -> None:
-    parent = node
-    for segment in new[:-1]:
-        parent = parent.setdefault(segment, {})
-        if not isinstance(parent, dict):
-            return  # the new section is set to a value here: validation names it
-    if new[-1] in parent:
+    outcome = move_value(node, (old,), new)
+    if outcome == "blocked":
+        return  # the new section is set to a value here: validation names it
+    if outcome == "taken":
         moves.append(Move((*path, old), (*path, *new), new, conflict=True))
         return
-    parent[new[-1]] = node.pop(old)
     announce(old, new, f"{source.shown}:{source.line_of((*path, old)) or '?'}")
     moves.append(Move((*path, old), (*path, *new), new))
 
