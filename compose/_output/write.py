@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from compose._output.plain import holds_secret
-from compose._schema.plan import MIGRATIONS_ATTR
-from compose._syntax import SCHEMA_VERSION
 from compose.errors import OutputError
 
 # Written like any other file: the process's umask decides (0644 under the usual 022).
@@ -57,9 +55,7 @@ def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) 
     from compose._output import toml as _dump  # noqa: PLC0415  # the TOML writer: see the module docstring
 
     directory = Path(output_dir) / "configs"
-    texts = {
-        _config_name(name): _stamped(value, _dump.to_toml(value)) for name, value in files.items()
-    }
+    texts = {_config_name(name): _dump.to_toml(value) for name, value in files.items()}
     private = {_config_name(name) for name, value in files.items() if holds_secret(value)}
     with _opened(directory) as where:
         if where.locked:
@@ -77,16 +73,6 @@ def write_configs(output_dir: str | os.PathLike[str], files: Mapping[str, Any]) 
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(temporary, **where.at)
     return [directory / f"{name}.toml" for name in texts]
-
-
-def _stamped(value: Any, text: str) -> str:
-    """A model whose class declares schema versions (`versioned`) is written with its version
-    as the first key, so that a later version of the app knows which migrations it needs."""
-    versions = getattr(type(value), MIGRATIONS_ATTR, None)
-    if versions is None:
-        return text
-    gap = "\n" if text.startswith("[") else ""  # before the first table's header
-    return f"{SCHEMA_VERSION} = {versions.version}\n{gap}{text}"
 
 
 def _commit(where: _Directory, staged: list[tuple[str, str]]) -> None:
