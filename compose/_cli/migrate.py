@@ -83,9 +83,11 @@ def _rewrite(shown: str, prefix: KeyPath, versions: Versions) -> tuple[str, Migr
     old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
     migrated = migrate_table(table, FileSource(shown, text, prefix), versions)
     document = tomlkit.parse(text)
-    _edit(document, old, migrated.table)
+    _edit(tomlkit, document, old, migrated.table)
     _stamp(document, versions.version)
     new_text: str = tomlkit.dumps(document)
+    if not text.endswith("\n\n"):  # a table added last: no blank line the file did not end with
+        new_text = new_text.rstrip("\n") + "\n"
     if parse_toml(shown, new_text) != {SCHEMA_VERSION: versions.version, **migrated.table}:
         raise SourceError(  # never write a file that means something else than the migration
             "cannot be rewritten in place: the edited TOML does not hold the migrated data",
@@ -98,6 +100,7 @@ def _rewrite(shown: str, prefix: KeyPath, versions: Versions) -> tuple[str, Migr
 def _tomlkit() -> Any:
     try:
         import tomlkit  # noqa: PLC0415  # an optional extra, loaded by `compose migrate` alone
+        import tomlkit.items  # noqa: PLC0415  # (InlineTable, by name)
     except ImportError:
         raise ComposeError(
             "`compose migrate` rewrites TOML with tomlkit, which is not installed",
@@ -106,20 +109,32 @@ def _tomlkit() -> Any:
     return tomlkit
 
 
-def _edit(container: Any, old: dict[str, Any], new: dict[str, Any]) -> None:
+def _edit(tomlkit: Any, container: Any, old: dict[str, Any], new: dict[str, Any]) -> None:
     """Make the TOML `container` (a document or a table) hold `new` where it held `old`,
     touching only the keys that differ: a table both hold is edited inside, not replaced."""
     for key in [key for key in old if key not in new]:
         del container[key]
     for key, value in new.items():
-        if key not in old:
-            container[key] = value
-        elif _same(old[key], value):
+        if key in old and _same(old[key], value):
             continue
-        elif isinstance(value, dict) and isinstance(old[key], dict) and _is_table(container[key]):
-            _edit(container[key], old[key], value)
-        else:
-            container[key] = value
+        if key in old and _both_tables(old[key], value) and _is_table(container[key]):
+            _edit(tomlkit, container[key], old[key], value)
+            continue
+        container[key] = _new_item(tomlkit, container, value)
+
+
+def _new_item(tomlkit: Any, container: Any, value: Any) -> Any:
+    """A value for `container`: a table made for it ends with a blank line, as tables are
+    written by hand, so that the header after it stays apart."""
+    if not isinstance(value, dict) or isinstance(container, tomlkit.items.InlineTable):
+        return value
+    table = tomlkit.item(value)
+    table.add(tomlkit.nl())
+    return table
+
+
+def _both_tables(old: Any, new: Any) -> bool:
+    return isinstance(old, dict) and isinstance(new, dict)
 
 
 def _same(old: Any, new: Any) -> bool:
