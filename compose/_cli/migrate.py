@@ -26,7 +26,7 @@ from compose._input.origins import FileSource
 from compose._merge.migrations import Migrated, Versions, migrate_table, versions_of
 from compose._runs import atomic
 from compose._syntax import SCHEMA_VERSION, dotted, snake_case, split_dotted
-from compose._tree import KeyPath
+from compose._tree import KeyPath, copy_tree
 from compose.errors import ArgvError, ComposeError, SourceError
 
 INSTALL_HINT = "pip install 'compose-config[migrate]'"
@@ -81,7 +81,7 @@ def _rewrite(shown: str, prefix: KeyPath, versions: Versions) -> tuple[str, Migr
     text = read_text(shown)
     table = parse_toml(shown, text)
     old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
-    migrated = migrate_table(table, FileSource(shown, text, prefix), versions)
+    migrated = migrate_table(copy_tree(table), FileSource(shown, text, prefix), versions)
     document = tomlkit.parse(text)
     _edit(tomlkit, document, old, migrated.table)
     _stamp(document, versions.version)

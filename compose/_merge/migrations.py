@@ -18,6 +18,8 @@ is a step too.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -63,15 +65,19 @@ class Migration:
 class Versions:
     """What `versioned` declares on a schema: its version and the migrations up to it."""
 
-    __slots__ = ("migrations", "version")
+    __slots__ = ("_since", "migrations", "version")
 
     def __init__(self, migrations: tuple[Migration, ...]) -> None:
         self.migrations = migrations
         self.version = migrations[-1].target if migrations else 1
+        self._since = {  # asked for every file: each answer made once
+            version: tuple(migration for migration in migrations if migration.source >= version)
+            for version in range(1, self.version + 1)
+        }
 
     def since(self, version: int) -> tuple[Migration, ...]:
         """The migrations a file of `version` goes through, in order."""
-        return tuple(migration for migration in self.migrations if migration.source >= version)
+        return self._since.get(version, ())
 
 
 def versioned(*migrations: Migration) -> Callable[[type[M]], type[M]]:
@@ -130,6 +136,11 @@ class MoveKey:
         return f"move_key({dotted(self.old)!r}, {dotted(self.new)!r})"
 
     def __call__(self, data: dict[str, Any]) -> dict[str, Any]:
+        self.apply(data)
+        return data
+
+    def apply(self, data: dict[str, Any]) -> bool:
+        """Move it in `data` (in place); whether there was anything to move."""
         outcome = move_value(data, self.old, self.new)
         if outcome == "taken":
             new = dotted(self.new)
@@ -140,7 +151,7 @@ class MoveKey:
             raise StepError(
                 f"cannot move to `{dotted(self.new)}`: a value holds its place", self.old
             )
-        return data
+        return outcome == "moved"
 
 
 class RemoveKey:
@@ -154,10 +165,16 @@ class RemoveKey:
         return f"remove_key({dotted(self.key)!r}, ...)"
 
     def __call__(self, data: dict[str, Any]) -> dict[str, Any]:
-        holder = at_path(data, self.key[:-1])
-        if isinstance(holder, dict):
-            holder.pop(self.key[-1], None)
+        self.apply(data)
         return data
+
+    def apply(self, data: dict[str, Any]) -> bool:
+        """Drop it from `data` (in place); whether it was there."""
+        holder = at_path(data, self.key[:-1])
+        if not isinstance(holder, dict) or self.key[-1] not in holder:
+            return False
+        del holder[self.key[-1]]
+        return True
 
 
 class ConvertValue:
@@ -173,13 +190,21 @@ class ConvertValue:
         return f"convert_value({dotted(self.key)!r}, {_name_of(self.convert)})"
 
     def __call__(self, data: dict[str, Any]) -> dict[str, Any]:
-        holder = at_path(data, self.key[:-1])
-        if isinstance(holder, dict) and self.key[-1] in holder:
-            try:
-                holder[self.key[-1]] = self.convert(holder[self.key[-1]])
-            except Exception as error:  # the app's code: said as its key's error
-                raise StepError(_error_text(error), self.key) from error
+        self.apply(data)
         return data
+
+    def apply(self, data: dict[str, Any]) -> bool:
+        """Convert it in `data` (in place); whether its value changed."""
+        holder = at_path(data, self.key[:-1])
+        if not isinstance(holder, dict) or self.key[-1] not in holder:
+            return False
+        old = holder[self.key[-1]]
+        try:
+            new = self.convert(copy_tree(old))
+        except Exception as error:  # the app's code: said as its key's error
+            raise StepError(_error_text(error), self.key) from error
+        holder[self.key[-1]] = new
+        return not _same(old, new)
 
 
 def move_key(old: str, new: str) -> MoveKey:
@@ -253,24 +278,31 @@ def file_version(table: dict[str, Any], source: FileSource, versions: Versions) 
 
 
 def migrate_table(table: dict[str, Any], source: FileSource, versions: Versions) -> Migrated:
-    """Run the migrations a file's `table` needs (its version key taken out) over a copy of it.
+    """Run the migrations a file's `table` needs over it (taking its version key out): the
+    table is changed in place, or replaced by what an app's own step returns.
 
     `source.prefix` is the section the file is loaded into: the steps see the table under it.
     A step that fails, or moves a key out of that section, raises one `ConfigValidationError`
-    naming the file, the migration and the key.
+    naming the file, the migration and the key. The common steps change the data in place and
+    say whether they changed anything; an app's own step is given a copy, which is compared
+    with what it returns.
     """
     version = file_version(table, source, versions)
     migrations = versions.since(version)
-    if not migrations:
-        return Migrated(table, version)
-    prefix = source.prefix
-    data = _placed(copy_tree(table), prefix)
     result = Migrated(table, version)
+    if not migrations:
+        return result
+    prefix = source.prefix
+    data = _placed(table, prefix)
     for migration in migrations:
         for step in migration.steps:
-            before = data
-            data = _run(step, copy_tree(before), migration, source)
-            _note(result, step, before, data, migration, source)
+            if isinstance(step, _HELPERS):
+                if _guarded(step, data, migration, source):
+                    _note_common(result, step, migration, source)
+            else:
+                before = data
+                data = _guarded(step, copy_tree(before), migration, source)
+                _note_changes(result, step, before, data, migration, source)
         result.table = _taken_out(data, prefix, migration, source)  # checked after each
     return result
 
@@ -302,8 +334,11 @@ def _taken_out(
     return data
 
 
-def _run(step: Step, data: dict[str, Any], migration: Migration, source: FileSource) -> Any:
+def _guarded(step: Step, data: dict[str, Any], migration: Migration, source: FileSource) -> Any:
+    """A common step's `apply(data)`, or what an app's step returns; a failure is one error."""
     try:
+        if isinstance(step, _HELPERS):
+            return step.apply(data)
         migrated = step(data)
     except StepError as error:
         raise ConfigValidationError(
@@ -325,7 +360,14 @@ def _run(step: Step, data: dict[str, Any], migration: Migration, source: FileSou
     return migrated
 
 
-def _note(
+def _note_common(result: Migrated, step: Any, migration: Migration, source: FileSource) -> None:
+    line = source.line_of(_inside(step.key, source))
+    result.changes.append(Change(step.key, step.note, migration, line))
+    if isinstance(step, MoveKey):
+        _follow_move(result, step, source.prefix)
+
+
+def _note_changes(
     result: Migrated,
     step: Step,
     before: dict[str, Any],
@@ -333,17 +375,7 @@ def _note(
     migration: Migration,
     source: FileSource,
 ) -> None:
-    """Record what `step` changed: a common step its key, any other step every key it
-    changed (or, when it only added keys, those)."""
-    if before == after:
-        return
-    if isinstance(step, _HELPERS):
-        result.changes.append(
-            Change(step.key, step.note, migration, source.line_of(_inside(step.key, source)))
-        )
-        if isinstance(step, MoveKey):
-            _follow_move(result, step, source.prefix)
-        return
+    """Every key an app's own step changed (or, when it only added keys, those)."""
     name = _name_of(step)
     changed = list(_differences(before, after))
     if any(kind != "added" for _, kind in changed):
@@ -368,11 +400,15 @@ def _differences(before: Any, after: Any, path: KeyPath = ()) -> Iterator[tuple[
             yield (*path, key), "removed"
         elif isinstance(value, dict) and isinstance(after[key], dict):
             yield from _differences(value, after[key], (*path, key))
-        elif value != after[key] or type(value) is not type(after[key]):
+        elif not _same(value, after[key]):
             yield (*path, key), "changed"
     for key in after:
         if key not in before:
             yield (*path, key), "added"
+
+
+def _same(old: Any, new: Any) -> bool:
+    return type(old) is type(new) and old == new
 
 
 def _inside(path: KeyPath, source: FileSource) -> KeyPath:
@@ -396,6 +432,8 @@ def _error_text(error: Exception) -> str:
 def announce(migrated: Migrated, source: FileSource, schema: type[BaseModel]) -> None:
     """A `ComposeWarning` for each key a migration changed, naming its line and the command
     that updates the file."""
+    if not migrated.changes:  # a current file without its stamp: nothing to say
+        return
     command = migrate_command(schema, source.shown, source.prefix)
     for change in migrated.changes:
         where = f"{source.shown}:{change.line}" if change.line else source.shown
@@ -410,4 +448,18 @@ def announce(migrated: Migrated, source: FileSource, schema: type[BaseModel]) ->
 def migrate_command(schema: type[BaseModel], shown: str, prefix: KeyPath = ()) -> str:
     """The `compose migrate` command line that rewrites the file `shown` for `schema`."""
     section = f" --section {dotted(prefix)}" if prefix else ""
-    return f"compose migrate --schema {schema.__module__}:{schema.__qualname__}{section} {shown}"
+    spec = f"{_module_name(schema)}:{schema.__qualname__}"
+    return f"compose migrate --schema {spec}{section} {shown}"
+
+
+def _module_name(schema: type[BaseModel]) -> str:
+    """The name `compose migrate --schema` imports the schema's module by: a script's
+    (`python app.py`, whose module is `__main__`) is its file's stem, or the `-m` name."""
+    if schema.__module__ != "__main__":
+        return schema.__module__
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name and spec.name != "__main__":
+        return str(spec.name).removesuffix(".__main__")
+    file = getattr(main, "__file__", None)
+    return os.path.splitext(os.path.basename(file))[0] if file else "__main__"
