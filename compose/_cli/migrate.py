@@ -12,8 +12,10 @@ change is printed, and the exit code is 1 if any would (for CI).
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,8 @@ from compose._input.files import parse_toml, read_text
 from compose._input.origins import FileSource
 from compose._merge.migrations import Migrated, Versions, migrate_table, versions_of
 from compose._runs import atomic
+from compose._schema.secrets import is_secret_path
+from compose._schema.shape import model_shape
 from compose._syntax import SCHEMA_VERSION, dotted, snake_case, split_dotted
 from compose._tree import KeyPath, copy_tree
 from compose.errors import ArgvError, ComposeError, SourceError
@@ -48,7 +52,8 @@ def migrate_files(
             hint="declare its migrations with `versioned(...)` on the class",
         )
     prefix = _prefix(section)
-    rewritten = [(shown, *_rewrite(shown, prefix, versions)) for shown in files]
+    secret = functools.partial(is_secret_path, model_shape(schema))  # errors never show one
+    rewritten = [(shown, *_rewrite(shown, prefix, versions, secret)) for shown in files]
     changed = False
     for shown, text, migrated, new_text in rewritten:
         if new_text == text:
@@ -69,7 +74,9 @@ def _prefix(section: str | None) -> KeyPath:
     return tuple(snake_case(segment) for segment in split_dotted(section))
 
 
-def _rewrite(shown: str, prefix: KeyPath, versions: Versions) -> tuple[str, Migrated, str]:
+def _rewrite(
+    shown: str, prefix: KeyPath, versions: Versions, secret: Callable[[Any, KeyPath], bool]
+) -> tuple[str, Migrated, str]:
     """The file's text, what migrating its data gives, and the file's text migrated."""
     if format_of(shown) != TOML:
         raise SourceError(
@@ -81,7 +88,8 @@ def _rewrite(shown: str, prefix: KeyPath, versions: Versions) -> tuple[str, Migr
     text = read_text(shown)
     table = parse_toml(shown, text)
     old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
-    migrated = migrate_table(copy_tree(table), FileSource(shown, text, prefix), versions)
+    source = FileSource(shown, text, prefix)
+    migrated = migrate_table(copy_tree(table), source, versions, secret)
     document = tomlkit.parse(text)
     _edit(tomlkit, document, old, migrated.table)
     _stamp(document, versions.version)

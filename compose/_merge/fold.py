@@ -176,7 +176,10 @@ def _merge_node(
 ) -> None:
     migrated = None
     if composed.versions is not None and composed.root.model is not None:  # `versioned` app
-        migrated = migrate_table(table, source, composed.versions)
+        from compose._schema.secrets import is_secret_path  # noqa: PLC0415  # versioned apps only
+
+        secret = functools.partial(is_secret_path, composed.root)
+        migrated = migrate_table(table, source, composed.versions, secret)
         table = migrated.table
         announce_migrated(migrated, source, composed.root.model)
     moves = move_renamed(table, shape, source, composed.show_key)

@@ -277,7 +277,12 @@ def file_version(table: dict[str, Any], source: FileSource, versions: Versions) 
     return int(version)
 
 
-def migrate_table(table: dict[str, Any], source: FileSource, versions: Versions) -> Migrated:
+def migrate_table(
+    table: dict[str, Any],
+    source: FileSource,
+    versions: Versions,
+    secret: Callable[[dict[str, Any], KeyPath], bool] | None = None,
+) -> Migrated:
     """Run the migrations a file's `table` needs over it (taking its version key out): the
     table is changed in place, or replaced by what an app's own step returns.
 
@@ -285,7 +290,8 @@ def migrate_table(table: dict[str, Any], source: FileSource, versions: Versions)
     A step that fails, or moves a key out of that section, raises one `ConfigValidationError`
     naming the file, the migration and the key. The common steps change the data in place and
     say whether they changed anything; an app's own step is given a copy, which is compared
-    with what it returns.
+    with what it returns. `secret(data, path)`: whether a key holds a secret, whose error text
+    (which may quote the value) is then not shown.
     """
     version = file_version(table, source, versions)
     migrations = versions.since(version)
@@ -297,11 +303,11 @@ def migrate_table(table: dict[str, Any], source: FileSource, versions: Versions)
     for migration in migrations:
         for step in migration.steps:
             if isinstance(step, _HELPERS):
-                if _guarded(step, data, migration, source):
+                if _guarded(step, data, migration, source, secret):
                     _note_common(result, step, migration, source)
             else:
                 before = data
-                data = _guarded(step, copy_tree(before), migration, source)
+                data = _guarded(step, copy_tree(before), migration, source, secret)
                 _note_changes(result, step, before, data, migration, source)
         result.table = _taken_out(data, prefix, migration, source)  # checked after each
     return result
@@ -334,15 +340,24 @@ def _taken_out(
     return data
 
 
-def _guarded(step: Step, data: dict[str, Any], migration: Migration, source: FileSource) -> Any:
+def _guarded(
+    step: Step,
+    data: dict[str, Any],
+    migration: Migration,
+    source: FileSource,
+    secret: Callable[[dict[str, Any], KeyPath], bool] | None,
+) -> Any:
     """A common step's `apply(data)`, or what an app's step returns; a failure is one error."""
     try:
         if isinstance(step, _HELPERS):
             return step.apply(data)
         migrated = step(data)
     except StepError as error:
+        message = error.message
+        if error.__cause__ is not None and secret is not None and secret(data, error.path):
+            message = f"{type(error.__cause__).__name__} (a secret: its text is not shown)"
         raise ConfigValidationError(
-            f"migration {migration.name} failed: {error.message}",
+            f"migration {migration.name} failed: {message}",
             key=dotted(error.path),
             origin=_where(source, error.path),
         ) from None

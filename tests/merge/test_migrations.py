@@ -285,3 +285,23 @@ def test_the_version_is_the_last_migrations_target_and_the_chain_is_checked() ->
         Migration(2, 2)
     with pytest.raises(TypeError, match="is not callable"):
         Migration(1, 2, "trainer.lr")  # type: ignore[arg-type]
+
+
+def test_a_failing_conversion_of_a_secret_does_not_show_the_errors_text(write: WriteFile) -> None:
+    from pydantic import SecretStr
+
+    def decode(value: Any) -> Any:
+        raise ValueError(f"cannot decode {value}")
+
+    @versioned(Migration(1, 2, convert_value("token", decode)))
+    class WithSecret(BaseConfig):
+        token: SecretStr = SecretStr("")
+
+    write("old.toml", 'token = "hunter2"\n')
+    with pytest.raises(ComposeError) as caught:
+        parse(WithSecret, ["@", "old.toml"])
+    assert "hunter2" not in str(caught.value)
+    assert str(caught.value) == (
+        "token (from old.toml:1): migration 1 -> 2 failed: ValueError (a secret: its text is "
+        "not shown)"
+    )
