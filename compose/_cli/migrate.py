@@ -127,7 +127,9 @@ def _edit(tomlkit: Any, container: Any, old: dict[str, Any], new: dict[str, Any]
             continue
         if key in old and _both_tables(old[key], value) and _is_table(container[key]):
             _edit(tomlkit, container[key], old[key], value)
-            continue
+            if value or not _is_super_table(container[key]):
+                continue
+            # emptied, it had no header of its own: one now, as the data still holds the table
         container[key] = _new_item(tomlkit, container, value)
 
 
@@ -147,6 +149,12 @@ def _both_tables(old: Any, new: Any) -> bool:
 
 def _same(old: Any, new: Any) -> bool:
     return type(old) is type(new) and old == new
+
+
+def _is_super_table(item: Any) -> bool:
+    """A table that only its sub-tables' headers made (`[c.a]` makes `c`)."""
+    is_super = getattr(item, "is_super_table", None)
+    return bool(is_super()) if callable(is_super) else False
 
 
 def _is_table(item: Any) -> bool:

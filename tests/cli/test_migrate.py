@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import TESTS, run_compose
+from conftest import TESTS, examples, run_compose
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from strategies import documents
+
+from compose import Migration, move_key, remove_key
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -249,3 +254,67 @@ def test_the_rl_examples_version_1_file_loads_with_warnings_and_migrates(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert parse(RLConfig, ["@", "rl.toml"]) == old
+
+
+def _table_paths(tree: dict[str, object], path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every key path of `tree` that goes through tables only."""
+    found: list[tuple[str, ...]] = []
+    for key, value in tree.items():
+        found.append((*path, key))
+        if isinstance(value, dict):
+            found += _table_paths(value, (*path, key))
+    return found
+
+
+@given(document=documents(mandatory=False), data=st.data())
+@settings(max_examples=examples(150))
+def test_any_file_with_a_key_moved_or_removed_is_rewritten_to_the_migrated_data(
+    document: dict[str, object], data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from compose import to_toml
+    from compose._cli.migrate import _rewrite
+    from compose._input.files import parse_toml
+    from compose._merge.migrations import Versions
+
+    # a dotted path names keys without dots (and no empty key) unambiguously
+    paths = [path for path in _table_paths(document) if all(s and "." not in s for s in path)]
+    assume(paths)
+    old = ".".join(data.draw(st.sampled_from(paths)))
+    step = data.draw(st.sampled_from([move_key(old, "moved.here"), remove_key(old, "gone")]))
+    shown = str(tmp_path_factory.mktemp("doc") / "f.toml")
+    Path(shown).write_text(to_toml(document))
+    versions = Versions((Migration(1, 2, step),))
+    _, migrated, new_text = _rewrite(shown, (), versions, lambda data, path: False)
+    assert parse_toml(shown, new_text) == {"schema_version": 2, **migrated.table}
+    Path(shown).write_text(new_text)
+    assert _rewrite(shown, (), versions, lambda data, path: False)[2] == new_text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # dotted keys
+            "trainer.max_norm = 0.5  # dotted\ntrainer.seed = 1\n",
+            "schema_version = 3\ntrainer.seed = 1\n\n[trainer.optim]\nmax_norm = 0.5\n",
+        ),
+        (  # an inline table stays one
+            "trainer = { max_norm = 0.5, seed = 2 }\n",
+            "trainer = {  seed = 2, optim = {max_norm = 0.5}}\nschema_version = 3\n",
+        ),
+        (  # a sub-table written before its parent
+            "[trainer.optim]\nlr = 1.0\n[trainer]\nmax_norm = 0.5\n",
+            "schema_version = 3\n\n[trainer.optim]\nlr = 1.0\nmax_norm = 0.5\n",
+        ),
+        (  # a table made for a moved key keeps the next header apart
+            "[trainer]\nmax_norm = 0.5\n\n[other]\nx = 1\n",
+            "schema_version = 3\n\n[trainer]\n\n[trainer.optim]\nmax_norm = 0.5\n\n"
+            "[other]\nx = 1\n",
+        ),
+    ],
+)
+def test_hand_written_layouts_are_edited_in_place(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    write("f.toml", text)
+    assert _migrate(capsys, "f.toml")[0] == 0
+    assert Path("f.toml").read_text() == expected
