@@ -274,13 +274,14 @@ def test_any_file_with_a_key_moved_or_removed_is_rewritten_to_the_migrated_data(
     from compose import to_toml
     from compose._cli.migrate import _rewrite
     from compose._input.files import parse_toml
-    from compose._merge.migrations import Versions
+    from compose._merge.migrations import Step, Versions
 
     # a dotted path names keys without dots (and no empty key) unambiguously
     paths = [path for path in _table_paths(document) if all(s and "." not in s for s in path)]
     assume(paths)
     old = ".".join(data.draw(st.sampled_from(paths)))
-    step = data.draw(st.sampled_from([move_key(old, "moved.here"), remove_key(old, "gone")]))
+    steps: list[Step] = [move_key(old, "moved.here"), remove_key(old, "gone")]
+    step = data.draw(st.sampled_from(steps))
     shown = str(tmp_path_factory.mktemp("doc") / "f.toml")
     Path(shown).write_text(to_toml(document))
     versions = Versions((Migration(1, 2, step),))
