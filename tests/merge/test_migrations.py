@@ -305,3 +305,14 @@ def test_a_failing_conversion_of_a_secret_does_not_show_the_errors_text(write: W
         "token (from old.toml:1): migration 1 -> 2 failed: ValueError (a secret: its text is "
         "not shown)"
     )
+
+
+def test_each_included_file_is_migrated_by_its_own_version(write: WriteFile) -> None:
+    write("base.toml", "[trainer]\nmax_norm = 0.3\n")
+    write("run.toml", '_include_ = ["base.toml"]\nschema_version = 3\n[trainer]\nseed = 2\n')
+    config, seen = _parse(Config, ["@", "run.toml"])
+    assert (config.trainer.optim.max_norm, config.trainer.seed) == (0.3, 2)
+    assert seen == [
+        "`trainer.max_norm` moved to `trainer.optim.max_norm` (schema version 1 -> 2); "
+        f"found in base.toml:2; `{MIGRATE} base.toml` updates the file",
+    ]
