@@ -13,6 +13,7 @@ INTERPOLATION = "${"  # where resolution has work to do
 SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)
 INCLUDE = "_include_"  # a file's key that lists the files it builds on
 SELF = "_self_"  # an entry of that list: where the including file's own keys go
+SCHEMA_VERSION = "schema_version"  # a file's key in an app that declares versions (`versioned`)
 NEGATIONS = ("no-", "no_")  # `--no-x`, `--no_x`: x false, or None
 # The variable the completion scripts set when they ask an entrypoint for candidates
 COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"
@@ -57,3 +58,7 @@ def without_negation(segment: str) -> str | None:
 # Where compose keeps its caches (the docstring index), and the switch that turns them off
 CACHE_DIR_VARIABLE = "COMPOSE_CACHE_DIR"
 NO_CACHE_VARIABLE = "COMPOSE_NO_CACHE"
+
+# Before the node a warning is about, in the warnings of an old name and of a migrated key
+# (`compose check` reads the FILE:LINE after it).
+FOUND_IN = "; found in "

@@ -56,6 +56,27 @@ def copy_tree(tree: Any) -> Any:
     return tree
 
 
+def move_value(node: dict[Any, Any], old: KeyPath, new: KeyPath) -> str:
+    """Move the value at `old` to `new`, both paths inside `node`, making tables on the way to
+    `new`: the one rule of a renamed field and of a migration's moved key.
+
+    Returns "moved"; "absent" when nothing is at `old`; "taken" when `new` is set already
+    (both are set: the caller says so); "blocked" when a value stands where `new` needs a table.
+    """
+    holder = at_path(node, old[:-1])
+    if not isinstance(holder, dict) or old[-1] not in holder:
+        return "absent"
+    parent = node
+    for segment in new[:-1]:
+        parent = parent.setdefault(segment, {})
+        if not isinstance(parent, dict):
+            return "blocked"
+    if new[-1] in parent:
+        return "taken"
+    parent[new[-1]] = holder.pop(old[-1])
+    return "moved"
+
+
 MAX_DEPTH = 100  # tables and lists nested deeper than any real config; walks stay recursive
 _CONTAINERS = frozenset((dict, list))
 

@@ -2,7 +2,8 @@
 
 Every example and every `conf/` piece dry-runs; each component file `rl` writes is re-read by
 its own entrypoint and written back identical; the validators fail with clear errors; `rl
---help` shows every section; renamed keys warn with where they were found.
+--help` shows every section; renamed keys warn with where they were found; the schema is at
+version 2 and its dry runs say so (tests/cli/test_migrate.py migrates a version 1 file).
 """
 
 from __future__ import annotations
@@ -400,6 +401,18 @@ def test_renamed_flag_warns_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixt
         "warning: `lr` is renamed to `optim.lr`; found in --trainer.lr" in capsys.readouterr().err
     )
     assert "lr = 0.0001" in (tmp_path / "configs" / "trainer.toml").read_text()
+
+
+def test_a_dry_run_stamps_the_schema_version_and_reads_its_own_rl_toml_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Schema version 2 (docs/18): `rl.toml` says so, and loads again without migrating."""
+    written = _dry_run("rl", _example_argv("reverse_text"), tmp_path / "a")
+    assert written["rl"].startswith("schema_version = 2\n")
+    assert not written["trainer"].startswith("schema_version")  # a component's own schema
+    again = _dry_run("rl", ["@", str(tmp_path / "a" / "configs" / "rl.toml")], tmp_path / "b")
+    assert "warning" not in capsys.readouterr().err
+    assert again["trainer"] == written["trainer"]
 
 
 def test_old_and_new_key_together_is_an_error(write: WriteFile) -> None:

@@ -24,8 +24,8 @@ from compose._input.argv import FileItem
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed
 from compose._merge.fold import compose_items
-from compose._merge.renames import FOUND_IN
-from compose._syntax import INCLUDE, dotted
+from compose._merge.migrations import MigratedWarning
+from compose._syntax import FOUND_IN, INCLUDE, dotted
 from compose._warn import held
 from compose.errors import ComposeError, InterpolationError
 
@@ -153,16 +153,19 @@ def problems_in(
             errors = _errors(items, schema, role, search_path)
         except ComposeError as error:
             errors = list(error.errors)
-    renamed = [str(w) for w in warned if isinstance(w, FutureWarning)]  # `renamed()`'s
-    return [_problem(error, path) for error in errors] + [_old_name(text, path) for text in renamed]
+    # `renamed()`'s old names, and keys a migration changed: the file works, but is stale
+    stale = [str(w) for w in warned if isinstance(w, (FutureWarning, MigratedWarning))]
+    return [_problem(error, path) for error in errors] + [_old_name(text, path) for text in stale]
 
 
 def _old_name(warning: str, path: str) -> Problem:
-    """`old` is renamed to `new`; found in FILE:LINE -> a problem at FILE:LINE."""
-    text, found, where = warning.rpartition(FOUND_IN)
+    """`old` is renamed to `new`; found in FILE:LINE[; what to do] -> a problem at FILE:LINE."""
+    text, found, where = warning.partition(FOUND_IN)
     if not found:
-        text, where = warning, path
-    return Problem(where, f"{text} (the old name still works for now: write the new one)")
+        return Problem(path, warning)
+    where, _, todo = where.partition("; ")
+    advice = todo or "the old name still works for now: write the new one"
+    return Problem(where, f"{text} ({advice})")
 
 
 def _errors(

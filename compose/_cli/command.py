@@ -7,12 +7,13 @@
     compose schema MODULE:CLASS
     compose completion bash|zsh|fish PROG
     compose job DIR
+    compose migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...
 
 ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
 command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
 separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found differences,
 2 bad input, with the error on stderr and never a traceback; `job` exits with its command's
-exit code.
+exit code; `migrate --check` exits 1 when a file would change.
 """
 
 from __future__ import annotations
@@ -74,25 +75,30 @@ commands:
   job DIR
       run the command of a sweep's point (DIR/job.json), its output appended to DIR/log.txt,
       its state in DIR/status.json; exits with the command's exit code (what executors run)
+  migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...
+      rewrite old TOML files in place for the schema's version (its migrations), keeping
+      comments and layout; --section for a file loaded as --KEY @ FILE; --check only prints
+      the diff and exits 1 if a file would change
 
 show, explain and diff also take --search-path DIR (repeatable): where file names that do not
 exist as written are looked up (then the working directory, then $COMPOSE_PATH); and
 --env-prefix PREFIX: variables named PREFIX and a key path (RL_TRAINER__OPTIM__LR, with RL_)
 set values below the files, as in an entrypoint with env_prefix=PREFIX
 """
-_FLAGS = frozenset({"--resolved", "--origins", "--quiet"})
+_FLAGS = frozenset({"--resolved", "--origins", "--quiet", "--check"})
 _REPEATED = frozenset({"--search-path"})  # valued, and each one given adds to the others
 _COMPOSING = frozenset({"--env-prefix"}) | _REPEATED  # of every command that composes ARGV
-_VALUED = frozenset({"--schema", "--format", "--roles"}) | _COMPOSING
+_VALUED = frozenset({"--schema", "--format", "--roles", "--section"}) | _COMPOSING
 _ALL_OPTIONS = _FLAGS | _VALUED
 _ALLOWED = {
-    "show": _ALL_OPTIONS - {"--roles", "--quiet"},
+    "show": frozenset({"--resolved", "--origins", "--schema", "--format"}) | _COMPOSING,
     "check": frozenset({"--schema", "--roles", "--search-path", "--quiet"}),
     "explain": frozenset({"--schema"}) | _COMPOSING,
     "diff": frozenset({"--resolved", "--schema"}) | _COMPOSING,
     "schema": frozenset(),
     "completion": frozenset(),
     "job": frozenset(),
+    "migrate": frozenset({"--schema", "--section", "--check"}),
 }
 _HELP = ("-h", "--help", "help")
 
@@ -503,6 +509,18 @@ def check(options: Options) -> int:
     )
 
 
+def migrate_command(options: Options) -> int:
+    schema = options.schema
+    if schema is None:
+        raise ArgvError(
+            "expects --schema MODULE:CLASS: the schema whose migrations to run", key="migrate"
+        )
+    from compose._cli.migrate import migrate_files  # noqa: PLC0415  # tomlkit, for this command only
+
+    section, check = options.values.get("--section"), "--check" in options.flags
+    return migrate_files(schema, options.rest, section=section, check=check)
+
+
 _COMMANDS: dict[str, Callable[[Options], int]] = {
     "show": show,
     "check": check,
@@ -511,6 +529,7 @@ _COMMANDS: dict[str, Callable[[Options], int]] = {
     "schema": schema_command,
     "completion": completion_command,
     "job": job_command,
+    "migrate": migrate_command,
 }
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from compose._input.argv import ValueItem
 from compose._input.origins import FileSource, Origins
 from compose._input.search import SearchPath
+from compose._merge.migrations import Versions, versions_of
 from compose._schema.keys import cli_key
 from compose._schema.shape import Shape
 from compose._shortcuts import SHORTCUTS
@@ -36,6 +37,7 @@ class Composed:
         "sources",
         "tree",
         "unchecked",
+        "versions",
         "work_below",
     )
 
@@ -66,6 +68,8 @@ class Composed:
         # so the bound secret remembers where it came from (`compose._schema.secrets`).
         self.env_secrets: dict[KeyPath, tuple[str, Any]] = {}
         self.files: FileCache | None = None  # files read once for many compositions (a sweep)
+        # The root schema's versions and migrations (`versioned`), or None: files need none
+        self.versions: Versions | None = versions_of(root.model)
 
     @property
     def may_interpolate(self) -> bool:

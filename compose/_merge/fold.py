@@ -30,6 +30,8 @@ from compose._merge.flags import (
     key_segments,
     resolve_key,
 )
+from compose._merge.migrations import announce as announce_migrated
+from compose._merge.migrations import migrate_table
 from compose._merge.renames import move_renamed
 from compose._merge.tables import Halted, Merger
 from compose._schema.plan import NO_DEFAULT
@@ -172,12 +174,23 @@ def _merge_node(
     shape: Shape,
     default: Any,
 ) -> None:
+    migrated = None
+    if composed.versions is not None and composed.root.model is not None:  # `versioned` app
+        from compose._schema.secrets import is_secret_path  # noqa: PLC0415  # versioned apps only
+
+        secret = functools.partial(is_secret_path, composed.root)
+        migrated = migrate_table(table, source, composed.versions, secret)
+        table = migrated.table
+        announce_migrated(migrated, source, composed.root.model)
     moves = move_renamed(table, shape, source, composed.show_key)
     if source in composed.needs_resolution:
         note_work(composed, ((*prefix, key) for key in table))
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line
         merger.record((*prefix, *move.new), Moved(source, move.old))
+    if migrated is not None:
+        for new, old in migrated.moved.items():  # the same for a migration's moved keys
+            merger.record((*prefix, *new), Moved(source, old))
     source.release()  # merged: the tree holds its values, the file its text
 
 

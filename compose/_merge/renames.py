@@ -17,8 +17,8 @@ from compose._schema.memo import forget, memoize
 from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of, renames_of
 from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import dotted, split_dotted
-from compose._tree import KeyPath
+from compose._syntax import FOUND_IN, dotted, split_dotted
+from compose._tree import KeyPath, move_value
 from compose._warn import warn
 from compose.errors import ConfigValidationError
 
@@ -45,9 +45,6 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
         return cls
 
     return decorate
-
-
-FOUND_IN = "; found in "  # before the node that used an old name (`compose check` reads it)
 
 
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
@@ -142,15 +139,12 @@ def _move_one(
     source: FileSource,
     moves: list[Move],
 ) -> None:
-    parent = node
-    for segment in new[:-1]:
-        parent = parent.setdefault(segment, {})
-        if not isinstance(parent, dict):
-            return  # the new section is set to a value here: validation names it
-    if new[-1] in parent:
+    outcome = move_value(node, (old,), new)
+    if outcome == "blocked":
+        return  # the new section is set to a value here: validation names it
+    if outcome == "taken":
         moves.append(Move((*path, old), (*path, *new), new, conflict=True))
         return
-    parent[new[-1]] = node.pop(old)
     announce(old, new, f"{source.shown}:{source.line_of((*path, old)) or '?'}")
     moves.append(Move((*path, old), (*path, *new), new))
 

@@ -18,8 +18,9 @@ from pydantic import BaseModel
 
 from compose._interp.data import escape  # not _interp: dumps stay light to import
 from compose._output.plain import plain_text, to_data
+from compose._schema.plan import MIGRATIONS_ATTR
 from compose._schema.secrets import Verbatim
-from compose._syntax import is_bare_key
+from compose._syntax import SCHEMA_VERSION, is_bare_key
 
 
 def to_toml(
@@ -39,7 +40,18 @@ def to_toml(
         raise TypeError(f"to_toml needs a model or a dict, got {type(value).__name__}")
     writer = _Writer(note, escape if literal else _same)
     lines = list(writer.table(tree, ()))
-    return "\n".join(lines).strip("\n") + "\n" if lines else ""
+    text = "\n".join(lines).strip("\n") + "\n" if lines else ""
+    return _stamped(value, text)
+
+
+def _stamped(value: object, text: str) -> str:
+    """A model whose class declares schema versions (`versioned`) is written with its version
+    as the first key: a later version of the app knows from it which migrations it needs."""
+    versions = getattr(type(value), MIGRATIONS_ATTR, None)
+    if versions is None:
+        return text
+    gap = "\n" if text.startswith("[") else ""  # a blank line before the first table's header
+    return f"{SCHEMA_VERSION} = {versions.version}\n{gap}{text}"
 
 
 def _same(text: str) -> str:

@@ -14,15 +14,18 @@ from typing import Any
 from compose.errors import OutputError
 
 
-def write_text(path: Path, text: str) -> Path:
+def write_text(path: Path, text: str, mode: int | None = None) -> Path:
     """`text` into `path`, whole or not at all: a temporary file beside it, renamed over it
-    (made unique by `mkstemp`, so two writers on one host or on two never share it)."""
+    (made unique by `mkstemp`, so two writers on one host or on two never share it). `mode`:
+    the file's permissions (a file rewritten keeps its own), else `mkstemp`'s owner-only."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
         raise _cannot_write(path, error) from None
     try:
+        if mode is not None:
+            os.chmod(temporary, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as file:
             file.write(text)
         os.replace(temporary, path)

@@ -30,6 +30,7 @@ class BaseConfig(BaseModel):
     # Not annotated `ClassVar`: Pydantic evaluates a base's annotations again for every
     # subclass (6M instructions for the rl example's schema).
     __compose_memo__ = None
+    __compose_migrations__ = None  # compose._schema.plan.MIGRATIONS_ATTR: `versioned` sets it
 
     @model_validator(mode="before")
     @classmethod

@@ -152,6 +152,7 @@ def tag_names(model: type[BaseModel]) -> frozenset[str]:
 
 
 RENAMES_ATTR = "__compose_renames__"
+MIGRATIONS_ATTR = "__compose_migrations__"  # a root schema's `versioned` steps, or None
 
 
 def renames_of(model: type[BaseModel]) -> dict[str, tuple[str, ...]]:

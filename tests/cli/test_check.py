@@ -342,3 +342,22 @@ def test_a_sweeps_file_has_every_point_composed_over_its_base(
         "sweeps/typo.toml:2: trainer.stepz: unknown key: the schema has no such field to sweep; "
         "did you mean trainer.steps?"
     )
+
+
+def test_a_file_of_an_older_schema_version_is_stale_until_migrated(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rl example is at version 2; a version-1 file still loads (migrated, with warnings),
+    and check says which keys are stale and the command that updates it."""
+    monkeypatch.chdir(REPO)
+    code, lines, _ = check(
+        capsys, "--schema", "rl_app.config.rl:RLConfig", "tests/fixtures/rl-v1.toml"
+    )
+    assert code == 1
+    assert lines[0].startswith(
+        "tests/fixtures/rl-v1.toml:10: `trainer.max_norm` moved to `trainer.optim.max_norm` "
+        "(schema version 1 -> 2) (`compose migrate --schema rl_app.config.rl:RLConfig "
+    )
+    assert lines[-2] == (
+        "tests/fixtures/rl-v1.toml: 2 problems as a root config of rl_app.config.rl:RLConfig"
+    )

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from compose import BaseConfig, renamed
+from compose import BaseConfig, Migration, move_key, remove_key, renamed, versioned
 from rl_app.config.inference import InferenceConfig
 from rl_app.config.orchestrator import OrchestratorConfig
 from rl_app.config.shared import CheckpointConfig, LaunchOptions, ModelConfig, SharedWandbConfig
@@ -24,6 +24,18 @@ from rl_app.config.trainer import LoRAConfig, TrainerConfig
 M = TypeVar("M", bound=BaseModel)
 
 
+# Schema version 2: gradient clipping moved into the optimizer's section, and the trainer stopped
+# reading `recompute_logprobs`. Files written for version 1 still load, with a warning each,
+# and `compose migrate --schema rl_app.config:RLConfig FILE` rewrites them (docs/18).
+SCHEMA_V2 = Migration(
+    1,
+    2,
+    move_key("trainer.max_norm", "trainer.optim.max_norm"),
+    remove_key("trainer.recompute_logprobs", "the trainer always recomputes them"),
+)
+
+
+@versioned(SCHEMA_V2)
 @renamed({"clean_output_dir": "clean"})
 class RLConfig(BaseConfig):
     """Run RL: an inference server, an orchestrator and a trainer, configured as one."""

@@ -1,0 +1,199 @@
+"""`compose migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...`: old files rewritten
+for the schema's version, in place.
+
+The steps are the schema's own migrations (`compose._merge.migrations`), run over the file's
+data exactly as loading it runs them; only the keys they change are edited in the file's TOML
+document (tomlkit), so comments, order and the layout of every other line stay as written,
+and the file is stamped `schema_version = N`. Each file is replaced whole or not at all, and
+keeps its permissions. With `--check`, nothing is written: the diff of each file that would
+change is printed, and the exit code is 1 if any would (for CI).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._cli.entry import write_text
+from compose._input.documents import TOML, format_of
+from compose._input.files import parse_toml, read_text
+from compose._input.origins import FileSource
+from compose._merge.migrations import Migrated, Versions, migrate_table, versions_of
+from compose._runs import atomic
+from compose._schema.secrets import is_secret_path
+from compose._schema.shape import model_shape
+from compose._syntax import SCHEMA_VERSION, dotted, snake_case, split_dotted
+from compose._tree import KeyPath, copy_tree
+from compose.errors import ArgvError, ComposeError, SourceError
+
+INSTALL_HINT = "pip install 'compose-config[migrate]'"
+
+
+def migrate_files(
+    schema: type[BaseModel], files: list[str], *, section: str | None = None, check: bool = False
+) -> int:
+    """Migrate each of `files` (all checked before any is written); 1 if `check` found one
+    that would change, else 0."""
+    if not files:
+        raise ArgvError("expects FILE...: the TOML files to migrate", key="migrate")
+    versions = versions_of(schema)
+    if versions is None:
+        raise ArgvError(
+            "declares no schema version: nothing to migrate to",
+            value=f"{schema.__module__}:{schema.__qualname__}",
+            key="--schema",
+            hint="declare its migrations with `versioned(...)` on the class",
+        )
+    prefix = _prefix(section)
+    secret = functools.partial(is_secret_path, model_shape(schema))  # errors never show one
+    rewritten = [(shown, *_rewrite(shown, prefix, versions, secret)) for shown in files]
+    changed = False
+    for shown, text, migrated, new_text in rewritten:
+        if new_text == text:
+            write_text(sys.stdout, f"{shown}: up to date (schema version {versions.version})\n")
+            continue
+        changed = True
+        if check:
+            write_text(sys.stdout, _diff(shown, text, new_text))
+            continue
+        _replace(shown, new_text)
+        write_text(sys.stdout, _report(shown, migrated, versions))
+    return 1 if check and changed else 0
+
+
+def _prefix(section: str | None) -> KeyPath:
+    if not section:
+        return ()
+    return tuple(snake_case(segment) for segment in split_dotted(section))
+
+
+def _rewrite(
+    shown: str, prefix: KeyPath, versions: Versions, secret: Callable[[Any, KeyPath], bool]
+) -> tuple[str, Migrated, str]:
+    """The file's text, what migrating its data gives, and the file's text migrated."""
+    if format_of(shown) != TOML:
+        raise SourceError(
+            f"is {format_of(shown)}: only TOML files are migrated in place",
+            origin=shown,
+            hint="its data is migrated whenever it is loaded",
+        )
+    tomlkit = _tomlkit()
+    text = read_text(shown)
+    table = parse_toml(shown, text)
+    old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
+    source = FileSource(shown, text, prefix)
+    migrated = migrate_table(copy_tree(table), source, versions, secret)
+    document = tomlkit.parse(text)
+    _edit(tomlkit, document, old, migrated.table)
+    _stamp(document, versions.version)
+    new_text: str = tomlkit.dumps(document)
+    if not text.endswith("\n\n"):  # a table added last: no blank line the file did not end with
+        new_text = new_text.rstrip("\n") + "\n"
+    if parse_toml(shown, new_text) != {SCHEMA_VERSION: versions.version, **migrated.table}:
+        raise SourceError(  # never write a file that means something else than the migration
+            "cannot be rewritten in place: the edited TOML does not hold the migrated data",
+            origin=shown,
+            hint="edit the file by hand, following the warnings its loading gives",
+        )
+    return text, migrated, new_text
+
+
+def _tomlkit() -> Any:
+    try:
+        import tomlkit  # noqa: PLC0415  # an optional extra, loaded by `compose migrate` alone
+        import tomlkit.items  # noqa: PLC0415  # (InlineTable, by name)
+    except ImportError:
+        raise ComposeError(
+            "`compose migrate` rewrites TOML with tomlkit, which is not installed",
+            hint=INSTALL_HINT,
+        ) from None
+    return tomlkit
+
+
+def _edit(tomlkit: Any, container: Any, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """Make the TOML `container` (a document or a table) hold `new` where it held `old`,
+    touching only the keys that differ: a table both hold is edited inside, not replaced."""
+    for key in [key for key in old if key not in new]:
+        del container[key]
+    for key, value in new.items():
+        if key in old and _same(old[key], value):
+            continue
+        if key in old and _both_tables(old[key], value) and _is_table(container[key]):
+            _edit(tomlkit, container[key], old[key], value)
+            if value or not _is_super_table(container[key]):
+                continue
+            # emptied, it had no header of its own: one now, as the data still holds the table
+        container[key] = _new_item(tomlkit, container, value)
+
+
+def _new_item(tomlkit: Any, container: Any, value: Any) -> Any:
+    """A value for `container`: a table made for it ends with a blank line, as tables are
+    written by hand, so that the header after it stays apart."""
+    if not isinstance(value, dict) or isinstance(container, tomlkit.items.InlineTable):
+        return value
+    table = tomlkit.item(value)
+    table.add(tomlkit.nl())
+    return table
+
+
+def _both_tables(old: Any, new: Any) -> bool:
+    return isinstance(old, dict) and isinstance(new, dict)
+
+
+def _same(old: Any, new: Any) -> bool:
+    return type(old) is type(new) and old == new
+
+
+def _is_super_table(item: Any) -> bool:
+    """A table that only its sub-tables' headers made (`[c.a]` makes `c`)."""
+    is_super = getattr(item, "is_super_table", None)
+    return bool(is_super()) if callable(is_super) else False
+
+
+def _is_table(item: Any) -> bool:
+    return hasattr(item, "keys") and hasattr(item, "__delitem__")
+
+
+def _stamp(document: Any, version: int) -> None:
+    """`schema_version = N` at the top level: edited where the file has it, else added after
+    its other top-level keys (before its first table)."""
+    if document.get(SCHEMA_VERSION) != version:
+        document[SCHEMA_VERSION] = version
+
+
+def _replace(shown: str, text: str) -> None:
+    """The file replaced whole (a symlink's target, keeping its permissions)."""
+    path = Path(os.path.realpath(shown))
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError as error:
+        raise SourceError(f"cannot be read: {error.strerror}", origin=shown) from None
+    atomic.write_text(path, text, mode=mode)
+
+
+def _diff(shown: str, text: str, new_text: str) -> str:
+    lines = difflib.unified_diff(
+        text.splitlines(keepends=True),
+        new_text.splitlines(keepends=True),
+        fromfile=shown,
+        tofile=f"{shown} (migrated)",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _report(shown: str, migrated: Migrated, versions: Versions) -> str:
+    head = f"{shown}: migrated from schema version {migrated.version} to {versions.version}\n"
+    lines = [head]
+    for change in migrated.changes:
+        where = f"{shown}:{change.line}" if change.line else shown
+        lines.append(
+            f"  {where}: `{dotted(change.path)}` {change.note} ({change.migration.name})\n"
+        )
+    return "".join(lines)

@@ -1,0 +1,321 @@
+"""`compose migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...` (docs/18): each old
+TOML file rewritten in place by the schema's migrations, every untouched line kept byte for byte
+and the version stamped; a second run changes nothing; `--check` writes nothing, prints the
+diff and exits 1 when a file would change; a bad file among several leaves every file as it was;
+a file keeps its permissions; bad input is one error, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from conftest import TESTS, examples, run_compose
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from strategies import documents
+
+from compose import Migration, move_key, remove_key
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+SCHEMA = "test_migrations:Config"  # tests/merge/test_migrations.py's schema, at version 3
+OLD = """\
+# written by version 1
+max_steps = 3  # a top-level key
+
+[trainer]
+max_norm = 0.5  # the old place
+compile = true
+seed = "7"   # a string, once
+
+# the optimizer
+[trainer.optim]
+lr = 1e-5   # keep me
+betas = [0.8, 0.95]
+"""
+MIGRATED = """\
+# written by version 1
+max_steps = 3  # a top-level key
+schema_version = 3
+
+[trainer]
+seed = 7   # a string, once
+
+# the optimizer
+[trainer.optim]
+lr = 1e-5   # keep me
+max_norm = 0.5
+betas1 = 0.8
+betas2 = 0.95
+"""
+
+
+@pytest.fixture(autouse=True)
+def _schemas_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(TESTS / "merge"))
+
+
+def _migrate(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    return run_compose(capsys, "migrate", "--schema", SCHEMA, *argv)
+
+
+def test_a_file_is_rewritten_in_place_keeping_every_untouched_line(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("old.toml", OLD)
+    code, out, err = _migrate(capsys, "old.toml")
+    assert (code, err) == (0, "")
+    assert Path("old.toml").read_text() == MIGRATED
+    assert out == (
+        "old.toml: migrated from schema version 1 to 3\n"
+        "  old.toml:5: `trainer.max_norm` moved to `trainer.optim.max_norm` (1 -> 2)\n"
+        "  old.toml:6: `trainer.compile` is removed: compilation is always on (1 -> 2)\n"
+        "  old.toml:12: `trainer.optim.betas` is removed by step `split_betas` (2 -> 3)\n"
+        "  old.toml:7: `trainer.seed` is converted to its new format by `int` (2 -> 3)\n"
+    )
+    assert sorted(os.listdir(".")) == ["old.toml"]  # no temporary left beside it
+
+
+def test_a_second_run_changes_nothing(write: WriteFile, capsys: pytest.CaptureFixture[str]) -> None:
+    write("old.toml", OLD)
+    _migrate(capsys, "old.toml")
+    code, out, _ = _migrate(capsys, "old.toml")
+    assert (code, out) == (0, "old.toml: up to date (schema version 3)\n")
+    assert Path("old.toml").read_text() == MIGRATED
+
+
+def test_check_prints_the_diff_writes_nothing_and_exits_1_while_a_file_would_change(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("old.toml", OLD)
+    code, out, _ = _migrate(capsys, "--check", "old.toml")
+    assert code == 1
+    assert Path("old.toml").read_text() == OLD
+    assert out.startswith("--- old.toml\n+++ old.toml (migrated)\n")
+    assert "-max_norm = 0.5  # the old place\n" in out
+    assert "+schema_version = 3\n" in out
+    _migrate(capsys, "old.toml")
+    assert _migrate(capsys, "--check", "old.toml")[0] == 0
+
+
+def test_a_section_file_is_migrated_with_section(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("trainer.toml", "# trainer only\nmax_norm = 0.25  # clip\nseed = 4\n")
+    code, _, _ = _migrate(capsys, "--section", "trainer", "trainer.toml")
+    assert code == 0
+    assert Path("trainer.toml").read_text() == (
+        "# trainer only\nseed = 4\nschema_version = 3\n\n[optim]\nmax_norm = 0.25\n"
+    )
+
+
+def test_a_migrated_file_loads_as_the_old_one_did_without_warnings(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import warnings
+
+    from test_migrations import Config
+
+    from compose import parse
+
+    old = OLD.replace("max_steps = 3  # a top-level key\n", "")
+    write("old.toml", old)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = parse(Config, ["@", "old.toml"])
+    _migrate(capsys, "old.toml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse(Config, ["@", "old.toml"]) == before
+
+
+def test_one_bad_file_leaves_every_file_as_it_was(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("a.toml", OLD)
+    write("b.toml", '[trainer]\nseed = "seven"\n')
+    code, out, err = _migrate(capsys, "a.toml", "b.toml")
+    assert code == 2
+    assert out == ""
+    assert err == (
+        "error: trainer.seed (from b.toml:2): migration 2 -> 3 failed: ValueError: invalid "
+        "literal for int() with base 10: 'seven'\n"
+    )
+    assert Path("a.toml").read_text() == OLD
+
+
+def test_a_file_keeps_its_permissions_and_a_symlink_stays_a_link(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("real.toml", OLD)
+    os.chmod("real.toml", 0o640)
+    os.symlink("real.toml", "link.toml")
+    assert _migrate(capsys, "link.toml")[0] == 0
+    assert os.path.islink("link.toml")
+    assert Path("real.toml").read_text() == MIGRATED
+    assert os.stat("real.toml").st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        (
+            "a.json",
+            "{}",
+            "error: a.json: is JSON: only TOML files are migrated in place; its data is "
+            "migrated whenever it is loaded\n",
+        ),
+        ("bad.toml", "x = \n", "error: bad.toml:1:5: invalid TOML: Invalid value\n"),
+        (
+            "future.toml",
+            "schema_version = 4\n",
+            "error: schema_version = 4 (from future.toml:1): the file is written for a newer "
+            "schema: this app reads versions up to 3; run it with the version of the app that "
+            "wrote it\n",
+        ),
+    ],
+)
+def test_a_file_that_cannot_be_migrated_is_one_error(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], name: str, text: str, message: str
+) -> None:
+    write(name, text)
+    code, _, err = _migrate(capsys, name)
+    assert (code, err) == (2, message)
+    assert Path(name).read_text() == text
+
+
+def test_a_missing_file_is_one_error(write: WriteFile, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _migrate(capsys, "gone.toml")
+    assert code == 2
+    assert err.startswith("error: gone.toml: file not found")
+
+
+def test_bad_command_lines_are_one_error(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_compose(capsys, "migrate", "a.toml")[2] == (
+        "error: migrate: expects --schema MODULE:CLASS: the schema whose migrations to run\n"
+    )
+    assert _migrate(capsys)[2] == "error: migrate: expects FILE...: the TOML files to migrate\n"
+    code, _, err = run_compose(capsys, "migrate", "--schema", "test_migrations:Plain", "a.toml")
+    assert code == 2
+    assert err == (
+        "error: --schema = 'test_migrations:Plain': declares no schema version: nothing to "
+        "migrate to; declare its migrations with `versioned(...)` on the class\n"
+    )
+
+
+def test_without_tomlkit_the_error_says_what_to_install(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write("old.toml", OLD)
+    monkeypatch.setitem(sys.modules, "tomlkit", None)  # import tomlkit raises ImportError
+    code, _, err = _migrate(capsys, "old.toml")
+    assert (code, err) == (
+        2,
+        "error: `compose migrate` rewrites TOML with tomlkit, which is not installed; "
+        "pip install 'compose-config[migrate]'\n",
+    )
+    assert Path("old.toml").read_text() == OLD
+
+
+def test_the_rl_examples_version_1_file_loads_with_warnings_and_migrates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import warnings
+
+    from rl_app.config import RLConfig
+
+    from compose import ComposeWarning, parse
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(TESTS / "fixtures" / "rl-v1.toml", "rl.toml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = parse(RLConfig, ["@", "rl.toml"])
+    assert old.trainer.optim.max_norm == 0.5
+    hint = "`compose migrate --schema rl_app.config.rl:RLConfig rl.toml` updates the file"
+    assert [str(w.message) for w in caught if issubclass(w.category, ComposeWarning)] == [
+        "`trainer.max_norm` moved to `trainer.optim.max_norm` (schema version 1 -> 2); found in "
+        f"rl.toml:10; {hint}",
+        "`trainer.recompute_logprobs` is removed: the trainer always recomputes them (schema "
+        f"version 1 -> 2); found in rl.toml:11; {hint}",
+    ]
+    code, _, _ = run_compose(capsys, "migrate", "--schema", "rl_app.config:RLConfig", "rl.toml")
+    assert code == 0
+    text = Path("rl.toml").read_text()
+    assert "schema_version = 2\n" in text
+    assert text.startswith("# A run config written for the rl example's schema version 1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert parse(RLConfig, ["@", "rl.toml"]) == old
+
+
+def _table_paths(tree: dict[str, object], path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every key path of `tree` that goes through tables only."""
+    found: list[tuple[str, ...]] = []
+    for key, value in tree.items():
+        found.append((*path, key))
+        if isinstance(value, dict):
+            found += _table_paths(value, (*path, key))
+    return found
+
+
+@given(document=documents(mandatory=False), data=st.data())
+@settings(max_examples=examples(150))
+def test_any_file_with_a_key_moved_or_removed_is_rewritten_to_the_migrated_data(
+    document: dict[str, object], data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from compose import to_toml
+    from compose._cli.migrate import _rewrite
+    from compose._input.files import parse_toml
+    from compose._merge.migrations import Step, Versions
+
+    # a dotted path names keys without dots (and no empty key) unambiguously
+    paths = [path for path in _table_paths(document) if all(s and "." not in s for s in path)]
+    assume(paths)
+    old = ".".join(data.draw(st.sampled_from(paths)))
+    steps: list[Step] = [move_key(old, "moved.here"), remove_key(old, "gone")]
+    step = data.draw(st.sampled_from(steps))
+    shown = str(tmp_path_factory.mktemp("doc") / "f.toml")
+    Path(shown).write_text(to_toml(document))
+    versions = Versions((Migration(1, 2, step),))
+    _, migrated, new_text = _rewrite(shown, (), versions, lambda data, path: False)
+    assert parse_toml(shown, new_text) == {"schema_version": 2, **migrated.table}
+    Path(shown).write_text(new_text)
+    assert _rewrite(shown, (), versions, lambda data, path: False)[2] == new_text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # dotted keys
+            "trainer.max_norm = 0.5  # dotted\ntrainer.seed = 1\n",
+            "schema_version = 3\ntrainer.seed = 1\n\n[trainer.optim]\nmax_norm = 0.5\n",
+        ),
+        (  # an inline table stays one
+            "trainer = { max_norm = 0.5, seed = 2 }\n",
+            "trainer = {  seed = 2, optim = {max_norm = 0.5}}\nschema_version = 3\n",
+        ),
+        (  # a sub-table written before its parent
+            "[trainer.optim]\nlr = 1.0\n[trainer]\nmax_norm = 0.5\n",
+            "schema_version = 3\n\n[trainer.optim]\nlr = 1.0\nmax_norm = 0.5\n",
+        ),
+        (  # a table made for a moved key keeps the next header apart
+            "[trainer]\nmax_norm = 0.5\n\n[other]\nx = 1\n",
+            "schema_version = 3\n\n[trainer]\n\n[trainer.optim]\nmax_norm = 0.5\n\n"
+            "[other]\nx = 1\n",
+        ),
+    ],
+)
+def test_hand_written_layouts_are_edited_in_place(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    write("f.toml", text)
+    assert _migrate(capsys, "f.toml")[0] == 0
+    assert Path("f.toml").read_text() == expected
