@@ -916,17 +916,17 @@ ENTRIES: tuple[Part | Case, ...] = (
     Case(
         name="unknown-resolver",
         title="An unknown resolver",
-        did="Used `${now:...}`, a resolver that is not registered.",
-        files={"run.toml": "tag = '${now:%Y-%m-%d}'\n"},
+        did="Used `${today:...}`, a resolver that is not registered.",
+        files={"run.toml": "tag = '${today:%Y-%m-%d}'\n"},
         argv=_argv("@ run.toml"),
         error=InterpolationError,
         message=(
-            "--tag = '${now:%Y-%m-%d}' (from run.toml:1): interpolation ${now:%Y-%m-%d}: "
-            "unknown resolver now; known resolvers: oc.env, oc.select"
+            "--tag = '${today:%Y-%m-%d}' (from run.toml:1): interpolation ${today:%Y-%m-%d}: "
+            "unknown resolver today; known resolvers: now, oc.env, oc.select"
         ),
         key="--tag",
         origin="run.toml:1",
-        fix="Register it first (`compose.register_resolver('now', fn)`) or use a known one.",
+        fix="Register it first (`compose.register_resolver('today', fn)`) or use a known one.",
     ),
     Case(
         name="unset-environment-variable",

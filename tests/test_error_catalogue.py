@@ -158,7 +158,7 @@ def test_unknown_resolver_lists_only_resolvers_that_can_run(
     import omegaconf  # noqa: F401  # registers omegaconf's resolvers
 
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "run.toml").write_text("tag = '${now:%Y}'\n", encoding="utf-8")
+    (tmp_path / "run.toml").write_text("tag = '${today:%Y}'\n", encoding="utf-8")
     with pytest.raises(ComposeError) as info:
         parse(RLConfig, ["@", "run.toml"])
     hint = info.value.hint or ""

@@ -41,12 +41,14 @@ from compose._interp.grammar import (
 from compose._interp.quick import SLOW, join, lone_reference, plan_of, walk
 from compose._interp.resolvers import (
     BUILTINS,
+    NOW,
     REGISTRY,
     Resolver,
     ResolverRefusal,
     oc_select,
     omegaconf_names,
     omegaconf_resolver,
+    pinned_now,
 )
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import INTERPOLATION, dotted
@@ -108,6 +110,9 @@ class Resolution:
         self.budget = MAX_EXPANSION
         # Sizes of containers by id; the container is kept so that its id stays its own.
         self.sizes: dict[int, tuple[Any, int]] = {}
+        # `${now:}` reads the clock once per resolution: every use in one composition, in any
+        # format, is the same instant (hydra #2070: ranks composing apart disagree on the time).
+        self.now = pinned_now()
 
     # -- the driver
 
@@ -509,10 +514,12 @@ class Resolution:
         for registry in (self.resolvers, REGISTRY, BUILTINS):
             if name in registry:
                 return registry[name]
+        if name == NOW:
+            return self.now
         return omegaconf_resolver(name)
 
     def _known(self) -> list[str]:
-        return sorted({*self.resolvers, *REGISTRY, *BUILTINS, *omegaconf_names()})
+        return sorted({*self.resolvers, *REGISTRY, *BUILTINS, NOW, *omegaconf_names()})
 
     # -- budget and errors
 

@@ -7,6 +7,7 @@ The registry itself (`register_resolver`, `unregister_resolver`) is at the end o
 
 from __future__ import annotations
 
+import datetime
 import functools
 import inspect
 import os
@@ -18,11 +19,13 @@ from compose._interp.grammar import RESOLVER_NAME
 
 __all__ = [
     "BUILTINS",
+    "NOW",
     "Resolver",
     "ResolverRefusal",
     "oc_select",
     "omegaconf_names",
     "omegaconf_resolver",
+    "pinned_now",
 ]
 
 Resolver = Callable[..., Any]
@@ -61,6 +64,25 @@ def oc_select(*args: Any) -> Any:
 
 
 BUILTINS: dict[str, Resolver] = {"oc.env": oc_env, "oc.select": oc_select}
+NOW = "now"  # built in too, but its clock is each resolution's own: see `pinned_now`
+
+
+def pinned_now() -> Resolver:
+    """`${now:FORMAT}` for one resolution: strftime of the local time (with its offset, for
+    `%z`; ISO 8601 to the second without FORMAT) read at the first use, and of that same
+    instant at every later one."""
+    instant: list[datetime.datetime] = []
+
+    def now(fmt: Any = None) -> str:
+        if fmt is not None and not isinstance(fmt, str):
+            raise ResolverRefusal(f"now takes a strftime format, not {type(fmt).__name__}")
+        if not instant:
+            instant.append(datetime.datetime.now().astimezone())
+        return instant[0].isoformat(timespec="seconds") if fmt is None else instant[0].strftime(fmt)
+
+    return now
+
+
 _OMEGACONF_NODE_PARAMETERS = frozenset({"_parent_", "_root_", "_node_"})
 
 

@@ -1,0 +1,54 @@
+"""`${now:FORMAT}`: built in, and one instant per composition whatever the formats."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compose import ComposeError, compose
+
+
+def _compose_text(
+    tmp_path: Path, text: str, resolvers: dict[str, Callable[..., Any]] | None = None
+) -> dict[str, Any]:
+    path = tmp_path / "a.toml"
+    path.write_text(text)
+    return compose([str(path)], resolvers=resolvers)
+
+
+def test_every_use_in_one_composition_is_the_same_instant(tmp_path: Path) -> None:
+    text = "\n".join(f'k{i} = "${{now:%Y-%m-%d %H:%M:%S.%f}}"' for i in range(50))
+    text += '\niso = "${now:}"\nstamp = "${now:%s}"\n'
+    cfg = _compose_text(tmp_path, text)
+    micro = {cfg[f"k{i}"] for i in range(50)}
+    assert len(micro) == 1  # to the microsecond, though 50 calls were made
+    instant = datetime.datetime.fromisoformat(str(cfg["iso"]))
+    assert instant.utcoffset() is not None  # ISO with the offset
+    assert int(str(cfg["stamp"])) == int(instant.timestamp())
+    assert micro.pop().startswith(instant.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def test_hydra_format_and_a_reference_to_it(tmp_path: Path) -> None:
+    cfg = _compose_text(
+        tmp_path, 'day = "${now:%Y-%m-%d_%H-%M-%S}"\nrun_dir = "runs/${day}-${now:%f}"\n'
+    )
+    parsed = datetime.datetime.strptime(str(cfg["day"]), "%Y-%m-%d_%H-%M-%S")
+    assert abs(parsed - datetime.datetime.now()) < datetime.timedelta(minutes=5)
+    assert str(cfg["run_dir"]).startswith(f"runs/{cfg['day']}-")
+
+
+def test_a_resolver_passed_per_call_replaces_it(tmp_path: Path) -> None:
+    cfg = _compose_text(tmp_path, 'date = "${now:}"\n', resolvers={"now": lambda: "2026-11-29"})
+    assert cfg == {"date": "2026-11-29"}
+
+
+def test_a_format_that_is_not_text_is_one_error_with_key_and_origin(tmp_path: Path) -> None:
+    with pytest.raises(ComposeError) as caught:
+        _compose_text(tmp_path, 'x = 1\nwhen = "${now:1}"\n')
+    message = str(caught.value)
+    assert "when" in message and "a.toml:2" in message
+    assert "strftime format" in message
