@@ -29,7 +29,7 @@ from compose.errors import (
 )
 
 if TYPE_CHECKING:
-    from compose._api import compose, parse
+    from compose._api import compose, from_flat, parse
     from compose._cli.entry import cli
     from compose._interp.resolvers import (
         register_resolver,
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         versioned,
     )
     from compose._merge.renames import renamed
+    from compose._output.flat import flat_argv, to_flat
     from compose._output.toml import to_toml
     from compose._output.write import write_configs
     from compose._runs.fingerprint import fingerprint
@@ -73,6 +74,8 @@ __all__ = [
     "compose",
     "convert_value",
     "fingerprint",
+    "flat_argv",
+    "from_flat",
     "move_key",
     "parse",
     "register_resolver",
@@ -81,6 +84,7 @@ __all__ = [
     "renamed",
     "submit_sweep",
     "sweep",
+    "to_flat",
     "to_toml",
     "unregister_resolver",
     "versioned",
@@ -98,6 +102,8 @@ _LAZY = {  # name -> the module that defines it
     "compose": "compose._api",
     "convert_value": "compose._merge.migrations",
     "fingerprint": "compose._runs.fingerprint",
+    "flat_argv": "compose._output.flat",
+    "from_flat": "compose._api",
     "move_key": "compose._merge.migrations",
     "parse": "compose._api",
     "register_resolver": "compose._interp.resolvers",
@@ -106,6 +112,7 @@ _LAZY = {  # name -> the module that defines it
     "renamed": "compose._merge.renames",
     "submit_sweep": "compose._runs.records",
     "sweep": "compose._runs.sweep",
+    "to_flat": "compose._output.flat",
     "to_toml": "compose._output.toml",
     "unregister_resolver": "compose._interp.resolvers",
     "versioned": "compose._merge.migrations",
