@@ -225,8 +225,15 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
     if not isinstance(key, str) or not _is_flat_key(key):
         raise ArgvError("a flat key is a dotted key (`trainer.optim.lr`)", value=key, origin="flat")
     origin = f"flat key {key}"
+    try:
+        flags = list(flags_of(root, key, value))
+    except (
+        TypeError,
+        ValueError,
+    ) as error:  # a value no config holds (an object, a set in a dict key)
+        raise ArgvError(str(error), key="--" + key, value=value, origin=origin) from None
     items = []
-    for dotted_key, tokens in flags_of(root, key, value):
+    for dotted_key, tokens in flags:
         flag = "--" + dotted_key
         if tokens and tokens[0] == SECRET_MASK and names_secret(root, flag):
             raise ConfigValidationError(

@@ -102,10 +102,13 @@ def flag_text(value: Any) -> str:
 
 
 def _json_default(value: Any) -> Any:
+    """What JSON lacks, inside a list or dict handed back (an export holds plain data only)."""
     if isinstance(value, enum.Enum):
         return value.value
-    if isinstance(value, (PurePath, set, frozenset)):
-        return str(value) if isinstance(value, PurePath) else sorted(value, key=repr)
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
     raise TypeError(f"{type(value).__name__} is no config value")
 
 

@@ -295,6 +295,14 @@ def test_a_key_that_is_no_dotted_key_is_refused(key: Any) -> None:
     assert caught.value.origin == "flat"
 
 
+def test_a_value_no_config_holds_is_one_error() -> None:
+    with pytest.raises(ArgvError) as caught:
+        from_flat(Run, {"extra": {"k": object()}})
+    assert caught.value.key == "--extra"
+    assert caught.value.origin == "flat key extra"
+    assert "object is no config value" in str(caught.value)
+
+
 def test_a_section_given_text_is_the_section_error() -> None:
     with pytest.raises(ArgvError, match="is a section"):
         from_flat(Run, {"trainer": "{'steps': 1"})
