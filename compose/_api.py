@@ -220,9 +220,9 @@ def from_flat(
 
 def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
     """The flags one key of a flat dict sets, named `flat key KEY` in errors."""
-    from compose._output.flat import flags_of, is_cut  # noqa: PLC0415  # not on parse's path
+    from compose._output.flat import flags_of, is_cut, is_flat_key  # noqa: PLC0415  # not on parse's path
 
-    if not isinstance(key, str) or not _is_flat_key(key):
+    if not isinstance(key, str) or not is_flat_key(key):
         raise ArgvError("a flat key is a dotted key (`trainer.optim.lr`)", value=key, origin="flat")
     origin = f"flat key {key}"
     try:
@@ -252,13 +252,6 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
             )
         items.append(ValueItem(dotted_key, tokens, origin))
     return items
-
-
-def _is_flat_key(key: str) -> bool:
-    """A dotted key a flag can be made of: no blank, no `=`, not an argv token of its own."""
-    return (
-        bool(key) and not key.startswith(("-", "@", "~")) and "=" not in key and key.strip() == key
-    )
 
 
 def _parse_items(

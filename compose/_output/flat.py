@@ -40,7 +40,7 @@ def to_flat(
     the same value in the tracker, in a sweep's parameters and on the command line. Secrets
     are masked (`**********`). Lists stay lists and None stays None: W&B's config holds both.
     A section or dict is spread into its keys; an empty one, or a dict with a key that no
-    dotted key can name (empty, or holding `.` or `=`), stays one value.
+    dotted key can name (empty, holding `.` or `=`, blank at an end), stays one value.
 
     With `text`, each value is the text a flag takes for it (MLflow's params are text):
     `str()` of a scalar, JSON of a list or dict. A text longer than `max_length` (default
@@ -72,8 +72,14 @@ def _leaves(table: dict[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
 
 
 def _plain_segment(key: str) -> bool:
-    """Whether a dotted key can hold `key` as one segment, and `--KEY=VALUE` split after it."""
-    return bool(key) and "." not in key and "=" not in key
+    """Whether a dotted key can hold `key` as one segment (`from_flat` takes it back)."""
+    return "." not in key and is_flat_key(key)
+
+
+def is_flat_key(key: str) -> bool:
+    """A key a flag can be made of: not empty, no `=` (`--KEY=VALUE` splits at the first), no
+    blank at either end, and not read as an argv token of its own (`-`, `@`, `~`)."""
+    return bool(key) and "=" not in key and key.strip() == key and key[0] not in "-@~"
 
 
 def _nones(value: Any) -> Any:

@@ -335,3 +335,26 @@ def test_flat_argv_gives_flag_tokens_the_command_line_reads() -> None:
         3,
     )
     assert flat_argv({"extra": {"k": 1}}) == ['--extra={"k": 1}']  # without a schema: JSON
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=20).filter(
+    lambda text: "${" not in text and text != "None" and not is_cut(text)
+)  # interpolation and "None" mean what they mean on the command line (docs/17)
+
+
+@given(
+    steps=st.integers(-(2**63), 2**63 - 1),
+    lr=st.floats(allow_nan=False),
+    tags=st.lists(_TEXT, max_size=4),
+    note=st.none() | _TEXT,
+    # an untyped value given as text is read as a flag's is (`"0"` is 0): numbers only here
+    extra=st.dictionaries(_TEXT, st.integers() | st.floats(allow_nan=False), max_size=3),
+    typed=st.booleans(),
+)
+def test_any_export_comes_back_typed_or_as_text(
+    steps: int, lr: float, tags: list[str], note: str | None, extra: dict[str, Any], typed: bool
+) -> None:
+    run = Run(trainer=Trainer(optim=Adam(lr=lr), steps=steps, tags=tags), note=note, extra=extra)
+    flat = to_flat(run) if typed else to_flat(run, text=True, max_length=10**6)
+    del flat["api.key"]
+    assert from_flat(Run, flat) == run
