@@ -5,6 +5,7 @@ Both run one pipeline: items -> composition graph -> interpolation -> binding.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from compose._input.argv import (
 from compose._input.env import with_environment
 from compose._input.files import FileCache
 from compose._input.search import Dirs, SearchPath, as_search_path
+from compose._interp.clock import checked_instant
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by ev
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
 Resolvers: TypeAlias = "Mapping[str, Resolver] | None"
+Now: TypeAlias = "datetime.datetime | str | None"
 
 
 @overload
@@ -62,6 +65,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
 ) -> M: ...
 @overload
 def compose(
@@ -73,6 +77,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
 ) -> dict[str, Any]: ...
 def compose(
     sources: Sequence[Source] | Source,
@@ -83,6 +88,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
 ) -> M | dict[str, Any]:
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
     to a list, `key=@file`, `~key`).
@@ -95,6 +101,8 @@ def compose(
     found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
+    `now` (a datetime, or ISO 8601 text) is the instant `${now:FORMAT}` gives; without it,
+    $COMPOSE_NOW of `environ`, else the clock when the first `${now:}` is resolved.
     """
     if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
         sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
@@ -106,6 +114,7 @@ def compose(
             hint=f"write overrides=[{overrides!r}]",
         )
     _check_resolvers(resolvers)
+    clock = _clock(now, environ)
     items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
     if overrides:
         items += parse_overrides(list(overrides))
@@ -114,12 +123,12 @@ def compose(
         items = with_environment(items, env_prefix, environ)
     composed = compose_items(items, schema, as_search_path(search_path))
     if schema is not None:
-        resolve(composed, resolvers)
+        resolve(composed, resolvers, clock=clock)
         return bind(composed, schema)
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
-        resolve(composed, resolvers, convert=plain_nones)
+        resolve(composed, resolvers, convert=plain_nones, clock=clock)
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
@@ -138,6 +147,7 @@ def parse(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    now: Now = None,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
@@ -153,7 +163,9 @@ def parse(
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     `default`, an instance, is a node below all others: the fields its author set
-    (pydantic-config's `cli(default=)`).
+    (pydantic-config's `cli(default=)`). `now` (a datetime, or ISO 8601 text) is the instant
+    `${now:FORMAT}` gives; without it, $COMPOSE_NOW of `environ`, else the clock when the first
+    `${now:}` is resolved.
     """
     return parse_reading(
         schema,
@@ -165,6 +177,7 @@ def parse(
         env_prefix=env_prefix,
         environ=environ,
         default=default,
+        now=now,
     )
 
 
@@ -179,6 +192,7 @@ def parse_reading(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    now: Now = None,
 ) -> M:
     """`parse`, reading files through `files`: kept by a caller that parses many command lines
     over the same files (a sweep's points), it reads and parses each file once."""
@@ -186,7 +200,8 @@ def parse_reading(
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))
-    return _parse_items(schema, items, files, prog, resolvers, search_path, env_prefix)
+    clock = _clock(now, environ)
+    return _parse_items(schema, items, files, prog, resolvers, search_path, env_prefix, clock)
 
 
 def from_flat(
@@ -198,6 +213,7 @@ def from_flat(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
 ) -> M:
     """`base` (argv tokens, as `parse` takes them: files and flags), then each
     `{dotted.key: value}` of `flat` as a flag: the validated `schema` instance.
@@ -215,7 +231,8 @@ def from_flat(
     root = root_shape(schema)
     items = with_environment(split_argv(list(base)), env_prefix, environ)
     items += [item for key, value in flat.items() for item in _flat_items(root, key, value)]
-    return _parse_items(schema, items, None, None, resolvers, search_path, env_prefix)
+    clock = _clock(now, environ)
+    return _parse_items(schema, items, None, None, resolvers, search_path, env_prefix, clock)
 
 
 def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
@@ -227,10 +244,7 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
     origin = f"flat key {key}"
     try:
         flags = list(flags_of(root, key, value))
-    except (
-        TypeError,
-        ValueError,
-    ) as error:  # a value no config holds (an object, a set in a dict key)
+    except (TypeError, ValueError) as error:  # a value no config holds (an object, say)
         raise ArgvError(str(error), key="--" + key, value=value, origin=origin) from None
     items = []
     for dotted_key, tokens in flags:
@@ -262,13 +276,14 @@ def _parse_items(
     resolvers: Resolvers,
     search_path: Dirs,
     env_prefix: str | None,
+    clock: _Clock,
 ) -> M:
     asked = [item for item in items if isinstance(item, HelpItem)]
     dirs = as_search_path(search_path)
     if asked:
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs, files)
-    resolve(composed, resolvers)
+    resolve(composed, resolvers, clock=clock)
     return bind(composed, schema)
 
 
@@ -287,11 +302,36 @@ def _values(items: list[Item]) -> Iterator[ValueItem]:
             yield from item.values
 
 
+class _Clock:
+    """Where `${now:}` takes its instant from: `now=` (checked), else $COMPOSE_NOW of
+    `environ`, else the clock (looked at only when a `${now:}` is resolved)."""
+
+    __slots__ = ("environ", "now")
+
+    def __init__(self, now: datetime.datetime | None, environ: Mapping[str, str] | None) -> None:
+        self.now = now
+        self.environ = environ
+
+
+_NO_CLOCK = _Clock(None, None)
+
+
+def _clock(now: Now, environ: Mapping[str, str] | None) -> _Clock:
+    return _NO_CLOCK if now is None and environ is None else _Clock(_instant(now), environ)
+
+
+def _instant(now: Now) -> datetime.datetime | None:
+    return None if now is None else checked_instant(now)
+
+
 def resolve(
-    composed: Composed, resolvers: Resolvers = None, convert: Callable[[Any], Any] | None = None
+    composed: Composed,
+    resolvers: Resolvers = None,
+    convert: Callable[[Any], Any] | None = None,
+    clock: _Clock = _NO_CLOCK,
 ) -> None:
     """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
-    `convert` is applied to each value resolution writes."""
+    `convert` is applied to each value resolution writes; `clock` gives `${now:}` its instant."""
     root = composed.root
     if root.model is not None and may_have_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
@@ -300,7 +340,7 @@ def resolve(
         return
     composed.env_secrets = _env_secrets(composed)
     try:
-        _resolve_tree(composed, resolvers, convert)
+        _resolve_tree(composed, resolvers, convert, clock)
     except ComposeError as error:  # with the flags' errors, all at once
         raise gather([*composed.pending, *error.errors]) from None
 
@@ -313,7 +353,7 @@ def _check_resolvers(resolvers: Resolvers) -> None:
 
 
 def _resolve_tree(
-    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None
+    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None, clock: _Clock
 ) -> None:
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
 
@@ -327,6 +367,8 @@ def _resolve_tree(
         suggest=functools.partial(_suggest_key, root) if root.model else None,
         convert=convert,
         below=composed.work_below,
+        now=clock.now,
+        environ=clock.environ,
     )
 
 

@@ -358,3 +358,14 @@ def test_any_export_comes_back_typed_or_as_text(
     flat = to_flat(run) if typed else to_flat(run, text=True, max_length=10**6)
     del flat["api.key"]
     assert from_flat(Run, flat) == run
+
+
+def test_from_flat_takes_parse_s_options(tmp_path: Path) -> None:
+    class Named(BaseConfig):
+        name: str = "run-${now:%Y}"
+        seed: int = 0
+
+    environ = {"APP_SEED": "5"}
+    named = from_flat(Named, {}, env_prefix="APP_", environ=environ, now="2020-06-01T00:00:00")
+    assert (named.name, named.seed) == ("run-2020", 5)
+    assert from_flat(Named, {"seed": 6}, env_prefix="APP_", environ=environ).seed == 6
