@@ -25,7 +25,8 @@ from compose._syntax import NONE_TEXT, TRUNCATED, split_dotted
 from compose.errors import ComposeError
 
 # The longest param value MLflow 3 takes (`mlflow.utils.validation.MAX_PARAM_VAL_LENGTH`; older
-# servers took 500, then 250 before that: pass theirs as `max_length`).
+# servers take 500, the oldest 250: pass theirs as `max_length`). tests/output/test_trackers.py
+# checks it against the installed MLflow.
 MLFLOW_MAX_PARAM_LENGTH = 6000
 # A cut value keeps room for its marker: a limit below this would keep nothing of the value.
 _SHORTEST_LIMIT = 40
