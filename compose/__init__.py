@@ -29,7 +29,7 @@ from compose.errors import (
 )
 
 if TYPE_CHECKING:
-    from compose._api import compose, parse
+    from compose._api import compose, from_flat, parse
     from compose._cli.entry import cli
     from compose._interp.clock import run_instant
     from compose._interp.resolvers import (
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         versioned,
     )
     from compose._merge.renames import renamed
+    from compose._output.flat import flat_argv, to_flat
     from compose._output.toml import to_toml
     from compose._output.write import write_configs
     from compose._runs.fingerprint import fingerprint
@@ -74,6 +75,8 @@ __all__ = [
     "compose",
     "convert_value",
     "fingerprint",
+    "flat_argv",
+    "from_flat",
     "move_key",
     "parse",
     "register_resolver",
@@ -83,6 +86,7 @@ __all__ = [
     "run_instant",
     "submit_sweep",
     "sweep",
+    "to_flat",
     "to_toml",
     "unregister_resolver",
     "versioned",
@@ -100,6 +104,8 @@ _LAZY = {  # name -> the module that defines it
     "compose": "compose._api",
     "convert_value": "compose._merge.migrations",
     "fingerprint": "compose._runs.fingerprint",
+    "flat_argv": "compose._output.flat",
+    "from_flat": "compose._api",
     "move_key": "compose._merge.migrations",
     "parse": "compose._api",
     "register_resolver": "compose._interp.resolvers",
@@ -109,6 +115,7 @@ _LAZY = {  # name -> the module that defines it
     "run_instant": "compose._interp.clock",
     "submit_sweep": "compose._runs.records",
     "sweep": "compose._runs.sweep",
+    "to_flat": "compose._output.flat",
     "to_toml": "compose._output.toml",
     "unregister_resolver": "compose._interp.resolvers",
     "versioned": "compose._merge.migrations",

@@ -36,15 +36,15 @@ from compose._merge.defaults import (
     may_have_interpolated_defaults,
     set_fields,
 )
-from compose._merge.fold import compose_items
+from compose._merge.fold import compose_items, root_shape
 from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
-from compose._schema.secrets import secret_fields
+from compose._schema.secrets import names_secret, secret_fields
 from compose._schema.shape import Shape
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import kebab_case, snake_case
+from compose._syntax import SECRET_MASK, kebab_case, snake_case
 from compose._tree import KeyPath, at_path
-from compose.errors import ArgvError, ComposeError, HelpRequested, gather
+from compose.errors import ArgvError, ComposeError, ConfigValidationError, HelpRequested, gather
 
 if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by every composition
     from compose._interp.resolvers import Resolver
@@ -200,12 +200,90 @@ def parse_reading(
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))
+    clock = _clock(now, environ)
+    return _parse_items(schema, items, files, prog, resolvers, search_path, env_prefix, clock)
+
+
+def from_flat(
+    schema: type[M],
+    flat: Mapping[str, Any],
+    base: Sequence[str] = (),
+    *,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    now: Now = None,
+) -> M:
+    """`base` (argv tokens, as `parse` takes them: files and flags), then each
+    `{dotted.key: value}` of `flat` as a flag: the validated `schema` instance.
+
+    What a sweep agent or an HPO trial hands over: typed values (Optuna's `trial.params`), or
+    the text of them (W&B's `str()`: `['a', 'b']`, `{'k': 1}`, `True`, `None`), each read as
+    the flag `--KEY=VALUE` reads it. A dict given to a section (W&B's nested parameters) sets
+    its fields. Keys are dotted keys as flags spell them (snake_case or kebab-case). Raises
+    `ComposeError` for bad input, naming the key and `flat key KEY` as its origin: a key no
+    field names (with a did-you-mean), a value its field rejects, a secret given back as its
+    mask (`**********`, what `to_flat` logged), a value `to_flat` cut to a tracker's limit.
+    The options are those of `parse`.
+    """
+    _check_resolvers(resolvers)
+    root = root_shape(schema)
+    items = with_environment(split_argv(list(base)), env_prefix, environ)
+    items += [item for key, value in flat.items() for item in _flat_items(root, key, value)]
+    clock = _clock(now, environ)
+    return _parse_items(schema, items, None, None, resolvers, search_path, env_prefix, clock)
+
+
+def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
+    """The flags one key of a flat dict sets, named `flat key KEY` in errors."""
+    from compose._output.flat import flags_of, is_cut, is_flat_key  # noqa: PLC0415  # not on parse's path
+
+    if not isinstance(key, str) or not is_flat_key(key):
+        raise ArgvError("a flat key is a dotted key (`trainer.optim.lr`)", value=key, origin="flat")
+    origin = f"flat key {key}"
+    try:
+        flags = list(flags_of(root, key, value))
+    except (TypeError, ValueError) as error:  # a value no config holds (an object, say)
+        raise ArgvError(str(error), key="--" + key, value=value, origin=origin) from None
+    items = []
+    for dotted_key, tokens in flags:
+        flag = "--" + dotted_key
+        if tokens and tokens[0] == SECRET_MASK and names_secret(root, flag):
+            raise ConfigValidationError(
+                "is a secret shown masked, not its value: leave it out, or set it from the "
+                "environment (${oc.env:NAME})",
+                key=flag,
+                value=SECRET_MASK,
+                origin=origin,
+            )
+        if tokens and is_cut(tokens[0]):
+            raise ConfigValidationError(
+                "was cut to fit a tracker's length limit: give the whole value",
+                key=flag,
+                value=tokens[0],
+                origin=origin,
+            )
+        items.append(ValueItem(dotted_key, tokens, origin))
+    return items
+
+
+def _parse_items(
+    schema: type[M],
+    items: list[Item],
+    files: FileCache | None,
+    prog: str | None,
+    resolvers: Resolvers,
+    search_path: Dirs,
+    env_prefix: str | None,
+    clock: _Clock,
+) -> M:
     asked = [item for item in items if isinstance(item, HelpItem)]
     dirs = as_search_path(search_path)
     if asked:
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs, files)
-    resolve(composed, resolvers, clock=_clock(now, environ))
+    resolve(composed, resolvers, clock=clock)
     return bind(composed, schema)
 
 
