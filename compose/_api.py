@@ -62,6 +62,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    frozen: bool = False,
 ) -> M: ...
 @overload
 def compose(
@@ -73,6 +74,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    frozen: bool = False,
 ) -> dict[str, Any]: ...
 def compose(
     sources: Sequence[Source] | Source,
@@ -83,6 +85,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    frozen: bool = False,
 ) -> M | dict[str, Any]:
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
     to a list, `key=@file`, `~key`).
@@ -95,6 +98,8 @@ def compose(
     found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
+    assigning, deleting or mutating any part of it raises `FrozenError` (docs/06).
     """
     if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
         sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
@@ -115,7 +120,7 @@ def compose(
     composed = compose_items(items, schema, as_search_path(search_path))
     if schema is not None:
         resolve(composed, resolvers)
-        return bind(composed, schema)
+        return finished(bind(composed, schema), frozen)
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
@@ -123,9 +128,10 @@ def compose(
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
-        return composed.tree  # no "None" text anywhere: the walk would change nothing
-    result: dict[str, Any] = plain_nones(composed.tree)
-    return result
+        result: dict[str, Any] = composed.tree  # no "None" text anywhere: nothing to convert
+    else:
+        result = plain_nones(composed.tree)
+    return _frozen(result) if frozen else result
 
 
 def parse(
@@ -138,6 +144,7 @@ def parse(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    frozen: bool = False,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
@@ -153,7 +160,8 @@ def parse(
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     `default`, an instance, is a node below all others: the fields its author set
-    (pydantic-config's `cli(default=)`).
+    (pydantic-config's `cli(default=)`). `frozen=True` (or a schema whose `model_config` says
+    `frozen=True`) gives a frozen result: changing any part of it raises `FrozenError`.
     """
     return parse_reading(
         schema,
@@ -165,6 +173,7 @@ def parse(
         env_prefix=env_prefix,
         environ=environ,
         default=default,
+        frozen=frozen,
     )
 
 
@@ -179,6 +188,7 @@ def parse_reading(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    frozen: bool = False,
 ) -> M:
     """`parse`, reading files through `files`: kept by a caller that parses many command lines
     over the same files (a sweep's points), it reads and parses each file once."""
@@ -192,7 +202,21 @@ def parse_reading(
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs, files)
     resolve(composed, resolvers)
-    return bind(composed, schema)
+    return finished(bind(composed, schema), frozen)
+
+
+def finished(instance: M, frozen: bool) -> M:
+    """The validated instance, frozen if the caller or the schema asks (sweep points too)."""
+    if frozen or type(instance).model_config.get("frozen"):
+        frozen_instance: M = _frozen(instance)
+        return frozen_instance
+    return instance
+
+
+def _frozen(value: Any) -> Any:
+    from compose._schema.frozen import freeze  # noqa: PLC0415  # only frozen results need it
+
+    return freeze(value)
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:

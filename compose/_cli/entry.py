@@ -43,6 +43,7 @@ def cli(
     description: str | None = None,
     plain: bool | None = None,
     wide: bool | None = None,
+    frozen: bool = False,
 ) -> M:
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit:
     `--help` prints the help to stdout and exits 0, bad input prints the error to stderr and
@@ -63,14 +64,18 @@ def cli(
     warnings. `--help` prints and exits 0 either way, as pydantic-config's does.
     `description` replaces the schema's docstring atop help; `plain=True` never draws with
     rich (as does a stream that is no terminal). `wide` is taken for pydantic-config's
-    callers: help and errors always fit the terminal's width.
+    callers: help and errors always fit the terminal's width. `frozen=True` (or a schema whose
+    `model_config` says `frozen=True`) returns a frozen config: changing any part of it raises
+    `FrozenError` (docs/06).
     """
     del wide  # accepted, not needed: see the docstring
     if args is not None and argv is not None:
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     dirs = as_search_path(search_path)
-    options = _Options(dirs, env_prefix, environ, resolvers, default, description, bool(plain))
+    options = _Options(
+        dirs, env_prefix, environ, resolvers, default, description, bool(plain), frozen
+    )
     if args is not None:
         return _raising(schema, list(args), name, options)
     tokens = list(sys.argv[1:] if argv is None else argv)
@@ -114,6 +119,7 @@ class _Options:
         default: BaseModel | None,
         description: str | None = None,
         plain: bool = False,
+        frozen: bool = False,
     ) -> None:
         self.search_path = search_path
         self.env_prefix = env_prefix
@@ -122,6 +128,7 @@ class _Options:
         self.default = default
         self.description = description
         self.plain = plain
+        self.frozen = frozen
 
 
 def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
@@ -211,6 +218,7 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
         environ=options.environ,
         resolvers=options.resolvers,
         default=options.default,
+        frozen=options.frozen,
     )
 
 
