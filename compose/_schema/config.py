@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from compose._syntax import FROZEN_ATTR
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class BaseConfig(BaseModel):
@@ -47,7 +50,7 @@ class BaseConfig(BaseModel):
             raise _refused(self, name, "delete")
         super().__delattr__(name)
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """Pydantic's `model_copy`; a frozen result's copy is frozen, its `update` values too."""
         copied = super().model_copy(update=update, deep=deep)
         if update and FROZEN_ATTR in self.__dict__:
