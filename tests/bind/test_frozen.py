@@ -9,15 +9,20 @@ import copy
 import dataclasses
 import functools
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from conftest import examples
+from hypothesis import given, settings
 from pydantic import BaseModel, ConfigDict, PrivateAttr, field_validator
 from schemas import AdamWConfig, EnvConfig, RLConfig
+from strategies import rich_instances
 
 from compose import BaseConfig, ComposeError, FrozenError, cli, compose, parse, to_toml
+from compose._schema.frozen import freeze
 
+LEAN = settings(max_examples=examples(60))
 ARGV = ["--trainer.optim.lr", "0.5", "--orchestrator.env.0.args", '{"n": [1, 2]}']
 
 
@@ -249,3 +254,62 @@ def test_sets_and_lists_inside_tuples_are_frozen() -> None:
     assert _refused(lambda: config.names.add("b")).key == "names"
     assert _refused(lambda: config.pair[0].append(3)).key == "pair.0"
     assert config.model_dump() == {"names": {"a"}, "pair": ([1], 2)}
+
+
+# --- the law: over drawn schemas, frozen is the same config, and nothing in it can change ------
+
+
+def _nodes(
+    value: Any, path: tuple[str | int, ...] = ()
+) -> Iterator[tuple[Any, tuple[str | int, ...]]]:
+    """Every model, list and dict of a result, with its path."""
+    if isinstance(value, BaseModel):
+        yield value, path
+        for name in type(value).model_fields:
+            yield from _nodes(getattr(value, name), (*path, name))
+    elif isinstance(value, (list, tuple)):
+        if isinstance(value, list):
+            yield value, path
+        for index, item in enumerate(value):
+            yield from _nodes(item, (*path, index))
+    elif isinstance(value, dict):
+        yield value, path
+        for key, item in value.items():
+            yield from _nodes(item, (*path, key))
+
+
+def _field(model: BaseModel) -> str:
+    return next(iter(type(model).model_fields), "unset")  # any name is refused: a field's too
+
+
+def _change(node: Any) -> Callable[[], object]:
+    if isinstance(node, BaseModel):
+        name = _field(node)
+        return lambda: setattr(node, name, getattr(node, name, None))
+    if isinstance(node, list):
+        return lambda: node.append(None)
+    return lambda: node.__setitem__("k", 1)
+
+
+def _changed_key(node: Any, path: tuple[str | int, ...]) -> str:
+    if isinstance(node, BaseModel):
+        return ".".join(map(str, (*path, _field(node))))
+    return ".".join(map(str, (*path, "k") if isinstance(node, dict) else path)) or "(root)"
+
+
+@LEAN
+@given(instance=rich_instances())
+def test_a_frozen_result_is_the_same_config_and_refuses_every_change(
+    instance: BaseConfig,
+) -> None:
+    frozen = freeze(instance)
+    assert frozen == instance
+    assert frozen.model_dump() == instance.model_dump()
+    assert to_toml(frozen) == to_toml(instance)
+    before = instance.model_dump()
+    for node, path in _nodes(frozen):
+        assert _refused(_change(node)).key == _changed_key(node, path)
+    assert frozen.model_dump() == before
+    for node, _ in _nodes(instance):  # the instance it was made from stays mutable
+        if not isinstance(node, BaseModel) or type(node).model_fields:
+            _change(node)()
