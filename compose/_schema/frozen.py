@@ -2,7 +2,7 @@
 
 `freeze` copies a result deep: every model is a shallow copy marked with its path (so an
 object the caller still holds, a `default=` instance say, is never frozen behind their back),
-every list, dict and set a read-only subclass of its own type. A `BaseConfig` refuses
+every list, dict and set a read-only subclass of `list`, `dict` or `set`. A `BaseConfig` refuses
 assignment and deletion on a marked instance (its `__setattr__`); the containers refuse
 their mutating methods. Both raise `FrozenError` naming the full dotted path.
 
