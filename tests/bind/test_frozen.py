@@ -256,6 +256,26 @@ def test_sets_and_lists_inside_tuples_are_frozen() -> None:
     assert config.model_dump() == {"names": {"a"}, "pair": ([1], 2)}
 
 
+class _Open(BaseConfig):
+    model_config = ConfigDict(extra="allow")
+
+    known: int = 1
+
+
+class _WithOpen(BaseConfig):
+    open: _Open = _Open()
+
+
+def test_pass_through_keys_of_an_open_section_are_frozen_too() -> None:
+    config = compose([], ["open.extra=[1]"], schema=_WithOpen, frozen=True)
+    assert config == compose([], ["open.extra=[1]"], schema=_WithOpen)
+    assert config.model_dump() == {"open": {"known": 1, "extra": [1]}}
+    extra = config.open.model_extra or {}
+    assert _refused(lambda: extra["extra"].append(2)).key == "open.extra"
+    assert _refused(lambda: setattr(config.open, "extra", 2)).key == "open.extra"
+    assert _refused(lambda: setattr(config.open, "new", 2)).key == "open.new"
+
+
 # --- the law: over drawn schemas, frozen is the same config, and nothing in it can change ------
 
 
