@@ -32,6 +32,7 @@ from compose.errors import (
 if TYPE_CHECKING:
     from compose._api import compose, parse
     from compose._cli.entry import cli
+    from compose._interp.clock import run_instant
     from compose._interp.resolvers import (
         register_resolver,
         registered_resolvers,
@@ -81,6 +82,7 @@ __all__ = [
     "registered_resolvers",
     "remove_key",
     "renamed",
+    "run_instant",
     "submit_sweep",
     "sweep",
     "to_toml",
@@ -106,6 +108,7 @@ _LAZY = {  # name -> the module that defines it
     "registered_resolvers": "compose._interp.resolvers",
     "remove_key": "compose._merge.migrations",
     "renamed": "compose._merge.renames",
+    "run_instant": "compose._interp.clock",
     "submit_sweep": "compose._runs.records",
     "sweep": "compose._runs.sweep",
     "to_toml": "compose._output.toml",

@@ -5,6 +5,7 @@ Both run one pipeline: items -> composition graph -> interpolation -> binding.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from compose._input.argv import (
 from compose._input.env import with_environment
 from compose._input.files import FileCache
 from compose._input.search import Dirs, SearchPath, as_search_path
+from compose._interp.clock import checked_instant
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by ev
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
 Resolvers: TypeAlias = "Mapping[str, Resolver] | None"
+Now: TypeAlias = "datetime.datetime | str | None"
 
 
 @overload
@@ -62,6 +65,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
     frozen: bool = False,
 ) -> M: ...
 @overload
@@ -74,6 +78,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
     frozen: bool = False,
 ) -> dict[str, Any]: ...
 def compose(
@@ -85,6 +90,7 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
     frozen: bool = False,
 ) -> M | dict[str, Any]:
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
@@ -98,6 +104,8 @@ def compose(
     found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
+    `now` (a datetime, or ISO 8601 text) is the instant `${now:FORMAT}` gives; without it,
+    $COMPOSE_NOW of `environ`, else the clock when the first `${now:}` is resolved.
     `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
     assigning, deleting or mutating any part of it raises `FrozenError` (docs/06).
     """
@@ -111,6 +119,7 @@ def compose(
             hint=f"write overrides=[{overrides!r}]",
         )
     _check_resolvers(resolvers)
+    clock = _clock(now, environ)
     items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
     if overrides:
         items += parse_overrides(list(overrides))
@@ -119,12 +128,12 @@ def compose(
         items = with_environment(items, env_prefix, environ)
     composed = compose_items(items, schema, as_search_path(search_path))
     if schema is not None:
-        resolve(composed, resolvers)
+        resolve(composed, resolvers, clock=clock)
         return finished(bind(composed, schema), frozen)
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
-        resolve(composed, resolvers, convert=plain_nones)
+        resolve(composed, resolvers, convert=plain_nones, clock=clock)
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
@@ -144,6 +153,7 @@ def parse(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    now: Now = None,
     frozen: bool = False,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
@@ -160,8 +170,11 @@ def parse(
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     `default`, an instance, is a node below all others: the fields its author set
-    (pydantic-config's `cli(default=)`). `frozen=True` (or a schema whose `model_config` says
-    `frozen=True`) gives a frozen result: changing any part of it raises `FrozenError`.
+    (pydantic-config's `cli(default=)`). `now` (a datetime, or ISO 8601 text) is the instant
+    `${now:FORMAT}` gives; without it, $COMPOSE_NOW of `environ`, else the clock when the first
+    `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
+    changing any part of it raises `FrozenError`.
     """
     return parse_reading(
         schema,
@@ -173,6 +186,7 @@ def parse(
         env_prefix=env_prefix,
         environ=environ,
         default=default,
+        now=now,
         frozen=frozen,
     )
 
@@ -188,6 +202,7 @@ def parse_reading(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    now: Now = None,
     frozen: bool = False,
 ) -> M:
     """`parse`, reading files through `files`: kept by a caller that parses many command lines
@@ -201,7 +216,7 @@ def parse_reading(
     if asked:
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs, files)
-    resolve(composed, resolvers)
+    resolve(composed, resolvers, clock=_clock(now, environ))
     return finished(bind(composed, schema), frozen)
 
 
@@ -234,11 +249,36 @@ def _values(items: list[Item]) -> Iterator[ValueItem]:
             yield from item.values
 
 
+class _Clock:
+    """Where `${now:}` takes its instant from: `now=` (checked), else $COMPOSE_NOW of
+    `environ`, else the clock (looked at only when a `${now:}` is resolved)."""
+
+    __slots__ = ("environ", "now")
+
+    def __init__(self, now: datetime.datetime | None, environ: Mapping[str, str] | None) -> None:
+        self.now = now
+        self.environ = environ
+
+
+_NO_CLOCK = _Clock(None, None)
+
+
+def _clock(now: Now, environ: Mapping[str, str] | None) -> _Clock:
+    return _NO_CLOCK if now is None and environ is None else _Clock(_instant(now), environ)
+
+
+def _instant(now: Now) -> datetime.datetime | None:
+    return None if now is None else checked_instant(now)
+
+
 def resolve(
-    composed: Composed, resolvers: Resolvers = None, convert: Callable[[Any], Any] | None = None
+    composed: Composed,
+    resolvers: Resolvers = None,
+    convert: Callable[[Any], Any] | None = None,
+    clock: _Clock = _NO_CLOCK,
 ) -> None:
     """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
-    `convert` is applied to each value resolution writes."""
+    `convert` is applied to each value resolution writes; `clock` gives `${now:}` its instant."""
     root = composed.root
     if root.model is not None and may_have_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
@@ -247,7 +287,7 @@ def resolve(
         return
     composed.env_secrets = _env_secrets(composed)
     try:
-        _resolve_tree(composed, resolvers, convert)
+        _resolve_tree(composed, resolvers, convert, clock)
     except ComposeError as error:  # with the flags' errors, all at once
         raise gather([*composed.pending, *error.errors]) from None
 
@@ -260,7 +300,7 @@ def _check_resolvers(resolvers: Resolvers) -> None:
 
 
 def _resolve_tree(
-    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None
+    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None, clock: _Clock
 ) -> None:
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
 
@@ -274,6 +314,8 @@ def _resolve_tree(
         suggest=functools.partial(_suggest_key, root) if root.model else None,
         convert=convert,
         below=composed.work_below,
+        now=clock.now,
+        environ=clock.environ,
     )
 
 
