@@ -66,6 +66,7 @@ def compose(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> M: ...
 @overload
 def compose(
@@ -78,6 +79,7 @@ def compose(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> dict[str, Any]: ...
 def compose(
     sources: Sequence[Source] | Source,
@@ -89,6 +91,7 @@ def compose(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> M | dict[str, Any]:
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
     to a list, `key=@file`, `~key`).
@@ -103,6 +106,8 @@ def compose(
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     `now` (a datetime, or ISO 8601 text) is the instant `${now:FORMAT}` gives; without it,
     $COMPOSE_NOW of `environ`, else the clock when the first `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
+    assigning, deleting or mutating any part of it raises `FrozenError` (docs/06).
     """
     if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
         sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
@@ -124,7 +129,7 @@ def compose(
     composed = compose_items(items, schema, as_search_path(search_path))
     if schema is not None:
         resolve(composed, resolvers, clock=clock)
-        return bind(composed, schema)
+        return finished(bind(composed, schema), frozen)
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
@@ -132,9 +137,10 @@ def compose(
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
-        return composed.tree  # no "None" text anywhere: the walk would change nothing
-    result: dict[str, Any] = plain_nones(composed.tree)
-    return result
+        result: dict[str, Any] = composed.tree  # no "None" text anywhere: nothing to convert
+    else:
+        result = plain_nones(composed.tree)
+    return _frozen(result) if frozen else result
 
 
 def parse(
@@ -148,6 +154,7 @@ def parse(
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
@@ -166,6 +173,8 @@ def parse(
     (pydantic-config's `cli(default=)`). `now` (a datetime, or ISO 8601 text) is the instant
     `${now:FORMAT}` gives; without it, $COMPOSE_NOW of `environ`, else the clock when the first
     `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
+    changing any part of it raises `FrozenError`.
     """
     return parse_reading(
         schema,
@@ -178,6 +187,7 @@ def parse(
         environ=environ,
         default=default,
         now=now,
+        frozen=frozen,
     )
 
 
@@ -193,6 +203,7 @@ def parse_reading(
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """`parse`, reading files through `files`: kept by a caller that parses many command lines
     over the same files (a sweep's points), it reads and parses each file once."""
@@ -201,7 +212,9 @@ def parse_reading(
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))
     clock = _clock(now, environ)
-    return _parse_items(schema, items, files, prog, resolvers, search_path, env_prefix, clock)
+    return _parse_items(
+        schema, items, files, prog, resolvers, search_path, env_prefix, clock, frozen
+    )
 
 
 def from_flat(
@@ -214,6 +227,7 @@ def from_flat(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """`base` (argv tokens, as `parse` takes them: files and flags), then each
     `{dotted.key: value}` of `flat` as a flag: the validated `schema` instance.
@@ -232,7 +246,9 @@ def from_flat(
     items = with_environment(split_argv(list(base)), env_prefix, environ)
     items += [item for key, value in flat.items() for item in _flat_items(root, key, value)]
     clock = _clock(now, environ)
-    return _parse_items(schema, items, None, None, resolvers, search_path, env_prefix, clock)
+    return _parse_items(
+        schema, items, None, None, resolvers, search_path, env_prefix, clock, frozen
+    )
 
 
 def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
@@ -277,6 +293,7 @@ def _parse_items(
     search_path: Dirs,
     env_prefix: str | None,
     clock: _Clock,
+    frozen: bool,
 ) -> M:
     asked = [item for item in items if isinstance(item, HelpItem)]
     dirs = as_search_path(search_path)
@@ -284,7 +301,21 @@ def _parse_items(
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs, files)
     resolve(composed, resolvers, clock=clock)
-    return bind(composed, schema)
+    return finished(bind(composed, schema), frozen)
+
+
+def finished(instance: M, frozen: bool) -> M:
+    """The validated instance, frozen if the caller or the schema asks (sweep points too)."""
+    if frozen or type(instance).model_config.get("frozen"):
+        frozen_instance: M = _frozen(instance)
+        return frozen_instance
+    return instance
+
+
+def _frozen(value: Any) -> Any:
+    from compose._schema.frozen import freeze  # noqa: PLC0415  # only frozen results need it
+
+    return freeze(value)
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:

@@ -46,6 +46,7 @@ def cli(
     plain: bool | None = None,
     wide: bool | None = None,
     now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit:
     `--help` prints the help to stdout and exits 0, bad input prints the error to stderr and
@@ -69,13 +70,17 @@ def cli(
     callers: help and errors always fit the terminal's width. `now` is the instant `${now:}`
     gives a new run (see `run_instant`): `--from-run DIR` composes at DIR's recorded one
     instead; without either, $COMPOSE_NOW, else the clock when a `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) returns a frozen
+    config: changing any part of it raises `FrozenError` (docs/06).
     """
     del wide  # accepted, not needed: see the docstring
     if args is not None and argv is not None:
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     dirs = as_search_path(search_path)
-    options = _Options(dirs, env_prefix, environ, resolvers, default, description, bool(plain), now)
+    options = _Options(
+        dirs, env_prefix, environ, resolvers, default, description, bool(plain), now, frozen
+    )
     if args is not None:
         return _raising(schema, list(args), name, options)
     tokens = list(sys.argv[1:] if argv is None else argv)
@@ -120,6 +125,7 @@ class _Options:
         description: str | None = None,
         plain: bool = False,
         now: Now = None,
+        frozen: bool = False,
     ) -> None:
         self.search_path = search_path
         self.env_prefix = env_prefix
@@ -129,6 +135,7 @@ class _Options:
         self.description = description
         self.plain = plain
         self.now = now
+        self.frozen = frozen
 
 
 def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
@@ -224,6 +231,7 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
         resolvers=options.resolvers,
         default=options.default,
         now=now,
+        frozen=options.frozen,
     )
 
 
