@@ -135,6 +135,7 @@ def sweep(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     now: datetime.datetime | str | None = None,
+    frozen: bool = False,
 ) -> Sweep[M]:
     """Expand a sweep and compose and validate every point; write nothing, submit nothing.
 
@@ -149,7 +150,8 @@ def sweep(
     every point that fails, each named with its index and axis values (`PointError`).
     Every point is composed at one instant (`${now:}`): `now`, else the one sweep.json records
     for the same definition (so writing or resuming it again makes the same points), else
-    $COMPOSE_NOW, else the clock. The other options are those of `parse`.
+    $COMPOSE_NOW, else the clock. `frozen` freezes every point's config (as a schema that
+    declares `frozen=True` does). The other options are those of `parse`.
     """
     files = FileCache()
     controls, blocks, tables = _read_sweep_files(sweep_files)
@@ -174,6 +176,7 @@ def sweep(
         "search_path": search_path,
         "env_prefix": env_prefix,
         "environ": environ,
+        "frozen": frozen,
     }
     definition = {
         "prog": settings.prog,

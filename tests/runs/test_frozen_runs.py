@@ -79,3 +79,16 @@ def test_from_run_into_a_frozen_cli_is_frozen(example: str) -> None:
     assert again == frozen
     with pytest.raises(FrozenError, match=r"^max_steps: cannot delete"):
         del again.max_steps
+
+
+def test_sweep_frozen_freezes_every_point() -> None:
+    made = sweep(
+        RLConfig,
+        ["@", str(ROOT / "examples/reverse_text/rl.toml")],
+        axes={"max_steps": ["1", "2"]},
+        prog="rl",
+        frozen=True,
+    )
+    for point in made.points:
+        with pytest.raises(FrozenError, match=r"trainer\.optim\.lr"):
+            point.config.trainer.optim.lr = 1.0
