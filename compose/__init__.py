@@ -29,7 +29,7 @@ from compose.errors import (
 )
 
 if TYPE_CHECKING:
-    from compose._api import compose, parse
+    from compose._api import compose, parse, to_argv
     from compose._cli.entry import cli
     from compose._interp.resolvers import (
         register_resolver,
@@ -81,6 +81,7 @@ __all__ = [
     "renamed",
     "submit_sweep",
     "sweep",
+    "to_argv",
     "to_toml",
     "unregister_resolver",
     "versioned",
@@ -106,6 +107,7 @@ _LAZY = {  # name -> the module that defines it
     "renamed": "compose._merge.renames",
     "submit_sweep": "compose._runs.records",
     "sweep": "compose._runs.sweep",
+    "to_argv": "compose._api",
     "to_toml": "compose._output.toml",
     "unregister_resolver": "compose._interp.resolvers",
     "versioned": "compose._merge.migrations",

@@ -1,0 +1,399 @@
+"""A config as command-line flags: the overrides that, put after a base command line, give it.
+
+`to_argv(config, base)` (`compose._api`) composes `base`, and this module compares the two
+configs section by section beside the schema, writing a flag for each value that differs:
+
+- a scalar as `--key=TEXT`, typed back by its field as any flag is (`compose._schema.coerce`):
+  a float as its repr, `${` and `???` escaped as a file writes them (`compose._interp.data`);
+  in an untyped key, text that would read as a number or a list is written as a TOML string;
+- a plain bool field as `--key` or `--section.no-key`; None as `--key=None`;
+- a list whole, as one JSON value (`--tags=["a", "b"]`), as lists on the command line replace;
+- a dict key by key (`--env-vars.HOME=/x`); a dict that lost keys is deleted first (`~key`) and
+  set again whole, since flags merge into what the files set;
+- an optional section switched on as a bare `--key`, off as `--key=None`; another union
+  variant as its tag (`--trainer.optim.type=muon`); the values inside them in the next round.
+
+Every round composes base + flags again and compares once more, until nothing differs: what
+validators derive from other values (an app that copies a shared `max_steps` into its
+components) is then not written, and what a switch brought in is compared with what it
+really brought. A last pass drops each flag the result does not need (the deepest first), so
+the argv is short. What still differs after a few rounds, or is refused, is an `OutputError`
+naming the key: text starting with `@` (a file node), a dict key a flag cannot spell.
+
+A secret (`SecretStr`, `SecretBytes`) is never written: its flag holds the mask `**********`
+and a warning says the argv does not carry it; one read from `${oc.env:NAME}` is written as
+that reference, which is no secret.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, SecretBytes, SecretStr
+
+from compose._interp.data import escape  # as the TOML writer: not the resolver, only escapes
+from compose._output.plain import to_data
+from compose._output.toml import inline_value, scalar_text
+from compose._schema.coerce import parse_toml_value
+from compose._schema.keys import flag_segment
+from compose._schema.plan import plan_of
+from compose._schema.secrets import FromEnvironment
+from compose._schema.shape import ANY, Kind, Shape
+from compose._syntax import (
+    INTERPOLATION,
+    NEGATIONS,
+    NONE_TEXT,
+    SECRET_MASK,
+    is_bare_key,
+    without_negation,
+)
+from compose._warn import warn
+from compose.errors import ComposeError, ComposeWarning, OutputError, gather
+
+Reparse = Callable[[list[str]], Any]  # flags -> the config base + flags compose to
+
+_ROUNDS = 8  # a switch per round: deeper than this, sections inside sections inside unions
+_MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "(unset)"})()
+_SECRETS = (SecretStr, SecretBytes)
+
+
+@dataclass(frozen=True)
+class Override:
+    """One unit of the argv: a flag (or a deletion) at `key`, the dotted key as flags spell it."""
+
+    key: str
+    tokens: tuple[str, ...]
+    depth: int
+    secret: bool = False  # holds the mask, not the value
+
+    @property
+    def deletes(self) -> bool:
+        return self.tokens[0].startswith("~")
+
+
+def overrides_between(
+    want: Any, have: Any, root: Shape, reparse: Reparse, *, minimal: bool = True
+) -> list[str]:
+    """The flags that turn `have` (what the base composes) into `want` (both models of the
+    `root` schema, or plain dicts without one); `reparse(flags)` composes base + flags."""
+    differ = _Differ(schemaless=root.model is None)
+    found: dict[tuple[str, bool], Override] = {}
+    current = have
+    for _ in range(_ROUNDS):
+        new = list(differ.diff(want, current, root, "", 0))
+        if not new:
+            break
+        for override in new:
+            found[(override.key, override.deletes)] = override
+        current = _compose(reparse, list(found.values()))
+    else:
+        raise _unwritable(want, current, root, differ)
+    kept = list(found.values())
+    if minimal:
+        kept = _pruned(kept, want, root, reparse, differ)
+    _warn_secrets(kept)
+    return _tokens(kept)
+
+
+def _tokens(overrides: list[Override]) -> list[str]:
+    """Values first, deletions last: a base command line that ends with a flag taking several
+    values (`--tags a b`) would read a `~key` after it as one more value."""
+    ordered = [o for o in overrides if not o.deletes] + [o for o in overrides if o.deletes]
+    return [token for override in ordered for token in override.tokens]
+
+
+def _compose(reparse: Reparse, overrides: list[Override]) -> Any:
+    try:
+        return reparse(_tokens(overrides))
+    except ComposeError as error:
+        first = error.errors[0]
+        raise OutputError(
+            "cannot be written as a flag: composed again, it is refused",
+            key=first.key,
+            hint=first.format(),
+        ) from None
+
+
+def _pruned(
+    overrides: list[Override], want: Any, root: Shape, reparse: Reparse, differ: _Differ
+) -> list[Override]:
+    """Without each flag the result does not need: one a validator derives from another (a
+    shared value copied into sections), a bare `--section` a flag below it also turns on."""
+    kept = list(overrides)
+    by_depth = sorted(enumerate(overrides), key=lambda pair: (-pair[1].depth, -pair[0]))
+    for _, override in by_depth:
+        if override.secret:
+            continue  # its mask is no value: it would seem unneeded
+        trial = [o for o in kept if o is not override]
+        try:
+            result = reparse(_tokens(trial))
+        except ComposeError:
+            continue
+        if not any(True for _ in differ.diff(want, result, root, "", 0)):
+            kept = trial
+    return kept
+
+
+def _unwritable(want: Any, have: Any, root: Shape, differ: _Differ) -> ComposeError:
+    errors = [
+        OutputError(
+            "cannot be written as a flag: composed again with the base, it gives another value",
+            key=f"--{override.key}",
+            value=_shown(override),
+        )
+        for override in differ.diff(want, have, root, "", 0)
+    ]
+    return gather(errors or [OutputError("cannot be written as flags")])
+
+
+def _shown(override: Override) -> str:
+    return " ".join(override.tokens)
+
+
+def _warn_secrets(overrides: list[Override]) -> None:
+    for override in overrides:
+        if override.secret:
+            warn(
+                f"--{override.key} is a secret: the argv holds {SECRET_MASK}, not its value; "
+                "set it by a file or an environment variable (${oc.env:NAME})",
+                ComposeWarning,
+                stacklevel=4,
+            )
+
+
+class _Differ:
+    """Walks two configs beside the schema and writes a flag where they differ (what it learns
+    in a round, it keeps for the next)."""
+
+    def __init__(self, *, schemaless: bool) -> None:
+        self.schemaless = schemaless
+        # Dicts that held keys the config lacks. Keys a validator fills in (a default table
+        # that any key set replaces) go by themselves; those still there a round later were
+        # set by a node, and are deleted: `~key` then the dict whole.
+        self.lost: set[str] = set()
+        # Lists written once already: next time, their sections with every field.
+        self.whole: set[str] = set()
+
+    def diff(self, want: Any, have: Any, shape: Shape, key: str, depth: int) -> Iterator[Override]:
+        """Flags for `want` where `have` is at `key` (`_MISSING`: unknown, write it all)."""
+        if have is not _MISSING and _same(want, have):
+            return
+        if isinstance(want, BaseModel):
+            yield from self._section(want, have, shape, key, depth)
+        elif want is None:
+            yield self._flag(key, depth, NONE_TEXT)
+        elif isinstance(want, dict):
+            yield from self._table(want, have, shape, key, depth)
+        elif isinstance(want, (list, tuple, set, frozenset)):
+            yield self._list(want, shape, key, depth)
+        else:
+            yield self._scalar(want, shape, key, depth)
+
+    def _section(
+        self, want: BaseModel, have: Any, shape: Shape, key: str, depth: int
+    ) -> Iterator[Override]:
+        if have is _MISSING or (isinstance(have, BaseModel) and type(have) is type(want)):
+            yield from self._fields(want, have, key, depth)
+        elif shape.kind is Kind.UNION and shape.tag:  # another variant: its tag, then its fields
+            tag = shape.tag
+            tag_shape = plan_of(type(want)).fields[tag].shape
+            yield self._scalar(getattr(want, tag), tag_shape, _join(key, flag_segment(tag)), depth)
+        elif have is None:  # an optional section turned on: with its defaults, then its fields
+            yield Override(key, (f"--{key}",), depth)
+        else:  # a variant no tag names, or a table for a value (`Literal["policy"] | Endpoint`)
+            yield from self._fields(want, _MISSING, key, depth)
+
+    def _fields(self, want: BaseModel, have: Any, key: str, depth: int) -> Iterator[Override]:
+        fields = plan_of(type(want)).fields
+        if have is _MISSING and not fields and key:
+            yield Override(key, (f"--{key}",), depth)
+        for name, field in fields.items():
+            before = _MISSING if have is _MISSING else getattr(have, name)
+            below = _join(key, flag_segment(name))
+            yield from self.diff(getattr(want, name), before, field.shape, below, depth + 1)
+        extra = want.__pydantic_extra__
+        if extra:  # a model that allows extra keys: they pass as untyped flags
+            before = _MISSING if have is _MISSING else (have.__pydantic_extra__ or {})
+            for name, value in extra.items():
+                held = before.get(name, _MISSING) if isinstance(before, dict) else _MISSING
+                yield from self.diff(value, held, ANY, _join(key, name), depth + 1)
+
+    def _table(
+        self, want: dict[Any, Any], have: Any, shape: Shape, key: str, depth: int
+    ) -> Iterator[Override]:
+        """A dict key by key; one that lost keys (or holds keys no flag spells) whole."""
+        item = shape.item or ANY if shape.kind is Kind.DICT else ANY
+        if not key:  # the root of a schema-less config: no flag names it whole
+            yield from self._root_keys(want, have, item)
+            return
+        before = have if isinstance(have, dict) else _MISSING
+        spelt = all(self._spells(name) for name in want)
+        if before is not _MISSING and spelt and key not in self.lost:
+            if not before.keys() <= want.keys():
+                self.lost.add(key)  # still there next round: a node set them, delete them
+            for name, value in want.items():
+                below = _join(key, str(name))
+                yield from self.diff(value, before.get(name, _MISSING), item, below, depth + 1)
+            return
+        if have is not _MISSING:
+            yield Override(key, (f"~{key}",), depth)  # what files set there goes: set it whole
+        if want and spelt:
+            for name, value in want.items():
+                yield from self.diff(value, _MISSING, item, _join(key, str(name)), depth + 1)
+        else:
+            yield Override(key, (f"--{key}={_json(want, key)}",), depth)
+
+    def _root_keys(self, want: dict[Any, Any], have: Any, item: Shape) -> Iterator[Override]:
+        before = have if isinstance(have, dict) else {}
+        for name in want.keys() | before.keys():
+            if not self._spells(name):
+                raise OutputError(
+                    "cannot be written as a flag: no flag spells this key",
+                    key=repr(name),
+                    hint="a flag's key is letters, digits, - and _, and no --no- prefix",
+                )
+        for name, value in want.items():
+            yield from self.diff(value, before.get(name, _MISSING), item, str(name), 1)
+        for name in before.keys() - want.keys():
+            yield Override(str(name), (f"~{name}",), 1)
+
+    def _spells(self, name: object) -> bool:
+        """Whether a dict key can be a flag's segment as it is: not split at a dot, not read
+        as a negation, not snake-cased (schema-less, flag segments are)."""
+        if not isinstance(name, str) or not is_bare_key(name) or name.startswith("-"):
+            return False
+        if self.schemaless and "-" in name:
+            return False
+        return without_negation(name) is None and not name.startswith(NEGATIONS)
+
+    def _list(self, want: Any, shape: Shape, key: str, depth: int) -> Override:
+        if key in self.whole:
+            data = to_data(want, reveal=True)
+        else:  # sections without the fields at their defaults, until that falls short
+            self.whole.add(key)
+            data = [_compact(item) for item in want]
+        # A typed list reads one token starting with `[` as JSON; an untyped key, as TOML
+        text = _json(data, key) if shape.kind is Kind.LIST else _untyped_text(data, key)
+        flag = f"--{key}={text}"
+        if shape.merge is not None:  # a strategy list merges a flag into what files set
+            return Override(key, (f"~{key}", flag), depth)
+        return Override(key, (flag,), depth)
+
+    def _scalar(self, want: Any, shape: Shape, key: str, depth: int) -> Override:
+        if isinstance(want, _SECRETS):
+            if isinstance(want, FromEnvironment):
+                return self._flag(key, depth, want.reference)  # a reference, read where it runs
+            return Override(key, (f"--{key}={SECRET_MASK}",), depth, secret=True)
+        if shape.is_section and shape.alternative is not None:
+            shape = shape.alternative
+        if isinstance(want, bool) and shape.kind is Kind.BOOL and not shape.nullable:
+            return Override(key, (_bool_flag(key, want),), depth)
+        data = to_data(want, reveal=True)
+        if isinstance(data, str):
+            text = _untyped_text(data, key) if shape.kind is Kind.ANY else escape(data)
+        elif isinstance(data, (dict, list)):
+            text = _json(data, key)
+        else:
+            text = scalar_text(data)
+        return self._flag(key, depth, text)
+
+    def _flag(self, key: str, depth: int, text: str) -> Override:
+        if text.startswith("@"):
+            raise OutputError(
+                "cannot be written as a flag: a value starting with @ is read as a file",
+                key=f"--{key}",
+                value=text,
+                hint="set it in a file",
+            )
+        return Override(key, (f"--{key}={text}",), depth)
+
+
+def _compact(value: Any) -> Any:
+    """A list element as plain data, a section without the fields that equal their class
+    default (a tag is kept: it says which variant the section is)."""
+    if not isinstance(value, BaseModel):
+        return to_data(value, reveal=True)
+    table = {}
+    for name, field in plan_of(type(value)).fields.items():
+        item = getattr(value, name)
+        tag = field.shape.literal and len(field.shape.members) == 1
+        if tag or field.info.is_required() or not _same(item, field.default):
+            table[name] = _compact(item)
+    return table
+
+
+def _same(want: Any, have: Any) -> bool:
+    """Equal as configs compare: by value; a secret equal to the mask the argv wrote for it."""
+    masked = isinstance(have, _SECRETS) and _secret_text(have) == SECRET_MASK
+    if masked and isinstance(want, _SECRETS) and not isinstance(want, FromEnvironment):
+        return True
+    return bool(to_data(want, reveal=True) == to_data(have, reveal=True))
+
+
+def _secret_text(secret: SecretStr | SecretBytes) -> str:
+    value = secret.get_secret_value()
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _join(key: str, segment: str) -> str:
+    return f"{key}.{segment}" if key else segment
+
+
+def _bool_flag(key: str, value: bool) -> str:
+    """`--dry-run`, `--trainer.wandb.no-offline`: the spellings a user types."""
+    if value:
+        return f"--{key}"
+    parent, _, name = key.rpartition(".")
+    return f"--{_join(parent, NEGATIONS[0] + name)}"
+
+
+def _untyped_text(data: Any, key: str) -> str:
+    """A value for a key no type converts: read as TOML where it parses as TOML, as JSON where
+    it starts with `{`, else as text (`compose._schema.coerce.untyped`)."""
+    if isinstance(data, dict):
+        return _json(data, key)
+    if isinstance(data, str):
+        if INTERPOLATION in data:  # kept as text, resolved: unquoted, escaped
+            return escape(data)
+        if data.startswith("{") or parse_toml_value(data) is not None:
+            return inline_value(data)  # `"3"`: the text, not the number
+        return escape(data)
+    text = inline_value(data)
+    if INTERPOLATION in text:
+        raise OutputError(
+            "cannot be written as a flag: a list holding ${ is read as text",
+            key=f"--{key}",
+            value=data,
+            hint="set it in a file",
+        )
+    return text
+
+
+def _json(data: Any, key: str) -> str:
+    """A list or dict as JSON, text escaped as a file's is (elements are resolved)."""
+    try:
+        text = json.dumps(_escaped(data), ensure_ascii=False, default=_json_default)
+    except ValueError as error:  # an integer past Python's 4,300-digit conversion limit
+        raise OutputError(
+            f"cannot be written as a flag: {error}", key=f"--{key}", value=data
+        ) from None
+    return text
+
+
+def _escaped(data: Any) -> Any:
+    if isinstance(data, str):
+        return escape(data)
+    if isinstance(data, dict):
+        return {name: _escaped(value) for name, value in data.items()}
+    if isinstance(data, list):
+        return [_escaped(value) for value in data]
+    return data
+
+
+def _json_default(value: Any) -> str:
+    """Dates and times as ISO text, which Pydantic reads back."""
+    isoformat = getattr(value, "isoformat", None)
+    return str(isoformat()) if callable(isoformat) else str(value)
