@@ -11,7 +11,8 @@ configs section by section beside the schema, writing a flag for each value that
 - a dict key by key (`--env-vars.HOME=/x`); a dict that lost keys is deleted first (`~key`) and
   set again whole, since flags merge into what the files set;
 - an optional section switched on as a bare `--key`, off as `--key=None`; another union
-  variant as its tag (`--trainer.optim.type=muon`); the values inside them in the next round.
+  variant as its tag (`--trainer.optim.type=muon`), with the fields that differ from what the
+  switch brings.
 
 Every round composes base + flags again and compares once more, until nothing differs: what
 validators derive from other values (an app that copies a shared `max_steps` into its
@@ -99,9 +100,10 @@ def overrides_between(
 
 
 def _tokens(overrides: list[Override]) -> list[str]:
-    """Values first, deletions last: a base command line that ends with a flag taking several
-    values (`--tags a b`) would read a `~key` after it as one more value."""
-    ordered = [o for o in overrides if not o.deletes] + [o for o in overrides if o.deletes]
+    """Deletions first: a bare `--flag` before a `~key` would take it as its value. (A base
+    command line that ends with a flag taking several values, `--tags a b`, takes it too: the
+    composition again then says so.)"""
+    ordered = [o for o in overrides if o.deletes] + [o for o in overrides if not o.deletes]
     return [token for override in ordered for token in override.tokens]
 
 
@@ -197,19 +199,16 @@ class _Differ:
     ) -> Iterator[Override]:
         if have is _MISSING or (isinstance(have, BaseModel) and type(have) is type(want)):
             yield from self._fields(want, have, key, depth)
-        elif shape.kind is Kind.UNION and shape.tag:  # another variant: its tag, then its fields
-            tag = shape.tag
-            tag_shape = plan_of(type(want)).fields[tag].shape
-            yield self._scalar(getattr(want, tag), tag_shape, _join(key, flag_segment(tag)), depth)
-        elif have is None:  # an optional section turned on: with its defaults, then its fields
+            return
+        # Turned on, another variant, or a table for a value (`Literal["policy"] | Endpoint`):
+        # every field (a default may not compose alone: a required one has none), and the
+        # pruning keeps what is needed, a bare `--section` for an optional one turned on
+        if have is None and key:
             yield Override(key, (f"--{key}",), depth)
-        else:  # a variant no tag names, or a table for a value (`Literal["policy"] | Endpoint`)
-            yield from self._fields(want, _MISSING, key, depth)
+        yield from self._fields(want, _MISSING, key, depth)
 
     def _fields(self, want: BaseModel, have: Any, key: str, depth: int) -> Iterator[Override]:
         fields = plan_of(type(want)).fields
-        if have is _MISSING and not fields and key:
-            yield Override(key, (f"--{key}",), depth)
         for name, field in fields.items():
             before = _MISSING if have is _MISSING else getattr(have, name)
             below = _join(key, flag_segment(name))
@@ -232,19 +231,25 @@ class _Differ:
         before = have if isinstance(have, dict) else _MISSING
         spelt = all(self._spells(name) for name in want)
         if before is not _MISSING and spelt and key not in self.lost:
-            if not before.keys() <= want.keys():
-                self.lost.add(key)  # still there next round: a node set them, delete them
-            for name, value in want.items():
-                below = _join(key, str(name))
-                yield from self.diff(value, before.get(name, _MISSING), item, below, depth + 1)
-            return
+            flags = [
+                override
+                for name, value in want.items()
+                for override in self.diff(
+                    value, before.get(name, _MISSING), item, _join(key, str(name)), depth + 1
+                )
+            ]
+            if before.keys() <= want.keys() or flags:
+                if not before.keys() <= want.keys():
+                    self.lost.add(key)  # still there next round: a node set them, delete them
+                yield from flags
+                return
         if have is not _MISSING:
             yield Override(key, (f"~{key}",), depth)  # what files set there goes: set it whole
         if want and spelt:
             for name, value in want.items():
                 yield from self.diff(value, _MISSING, item, _join(key, str(name)), depth + 1)
         else:
-            yield Override(key, (f"--{key}={_json(want, key)}",), depth)
+            yield Override(key, (f"--{key}={_json(to_data(want, reveal=True), key)}",), depth)
 
     def _root_keys(self, want: dict[Any, Any], have: Any, item: Shape) -> Iterator[Override]:
         before = have if isinstance(have, dict) else {}
