@@ -44,11 +44,9 @@ from compose._schema.plan import plan_of
 from compose._schema.secrets import FromEnvironment
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import (
-    INTERPOLATION,
     NEGATIONS,
     NONE_TEXT,
     SECRET_MASK,
-    is_bare_key,
     without_negation,
 )
 from compose._warn import warn
@@ -254,11 +252,13 @@ class _Differ:
     def _root_keys(self, want: dict[Any, Any], have: Any, item: Shape) -> Iterator[Override]:
         before = have if isinstance(have, dict) else {}
         for name in want.keys() | before.keys():
-            if not self._spells(name):
+            if not self._spells(name) and not _same(
+                want.get(name, _MISSING), before.get(name, _MISSING)
+            ):
                 raise OutputError(
                     "cannot be written as a flag: no flag spells this key",
                     key=repr(name),
-                    hint="a flag's key is letters, digits, - and _, and no --no- prefix",
+                    hint="a flag's key holds no dot nor =, and starts with no -, ~ or no-",
                 )
         for name, value in want.items():
             yield from self.diff(value, before.get(name, _MISSING), item, str(name), 1)
@@ -268,7 +268,9 @@ class _Differ:
     def _spells(self, name: object) -> bool:
         """Whether a dict key can be a flag's segment as it is: not split at a dot, not read
         as a negation, not snake-cased (schema-less, flag segments are)."""
-        if not isinstance(name, str) or not is_bare_key(name) or name.startswith("-"):
+        if not isinstance(name, str) or not name or name.startswith(("-", "~")):
+            return False
+        if "." in name or "=" in name or name.endswith("+"):
             return False
         if self.schemaless and "-" in name:
             return False
@@ -361,20 +363,10 @@ def _untyped_text(data: Any, key: str) -> str:
     if isinstance(data, dict):
         return _json(data, key)
     if isinstance(data, str):
-        if INTERPOLATION in data:  # kept as text, resolved: unquoted, escaped
-            return escape(data)
         if data.startswith("{") or parse_toml_value(data) is not None:
             return inline_value(data)  # `"3"`: the text, not the number
         return escape(data)
-    text = inline_value(data)
-    if INTERPOLATION in text:
-        raise OutputError(
-            "cannot be written as a flag: a list holding ${ is read as text",
-            key=f"--{key}",
-            value=data,
-            hint="set it in a file",
-        )
-    return text
+    return inline_value(data)
 
 
 def _json(data: Any, key: str) -> str:
