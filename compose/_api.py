@@ -20,6 +20,7 @@ from compose._input.argv import (
     HelpItem,
     Item,
     ValueItem,
+    item_spans,
     parse_overrides,
     program_name,
     split_argv,
@@ -243,8 +244,21 @@ def to_argv(
     root = root_shape(schema)
     want = dict(config) if isinstance(config, Mapping) else config
     return overrides_between(
-        want, have, root, lambda flags: composed([*tokens, *flags]), minimal=minimal
+        want,
+        have,
+        root,
+        lambda flags: composed([*tokens, *flags]),
+        minimal=minimal,
+        open_ended=_open_ended(tokens),
     )
+
+
+def _open_ended(argv: list[str]) -> bool:
+    """Whether argv ends with a flag that takes the tokens after it (`--tags a b`)."""
+    spans = item_spans(argv)
+    if not spans or not isinstance(spans[-1][0], ValueItem):
+        return False
+    return "=" not in spans[-1][1][0]
 
 
 def _schema_of(

@@ -74,10 +74,18 @@ class Override:
 
 
 def overrides_between(
-    want: Any, have: Any, root: Shape, reparse: Reparse, *, minimal: bool = True
+    want: Any,
+    have: Any,
+    root: Shape,
+    reparse: Reparse,
+    *,
+    minimal: bool = True,
+    open_ended: bool = False,
 ) -> list[str]:
     """The flags that turn `have` (what the base composes) into `want` (both models of the
-    `root` schema, or plain dicts without one); `reparse(flags)` composes base + flags."""
+    `root` schema, or plain dicts without one); `reparse(flags)` composes base + flags.
+    `open_ended`: the base ends with a flag that takes every token up to the next flag."""
+    trials = _Trials(reparse, open_ended)
     differ = _Differ(schemaless=root.model is None)
     found: dict[tuple[str, bool], Override] = {}
     current = have
@@ -87,38 +95,55 @@ def overrides_between(
             break
         for override in new:
             found[(override.key, override.deletes)] = override
-        current = _compose(reparse, list(found.values()))
+        current = trials.compose(list(found.values()))
     else:
         raise _unwritable(want, current, root, differ)
     kept = list(found.values())
     if minimal:
-        kept = _pruned(kept, want, root, reparse, differ)
+        kept = _pruned(kept, want, root, trials, differ)
     _warn_secrets(kept)
-    return _tokens(kept)
+    return trials.tokens(kept)
 
 
-def _tokens(overrides: list[Override]) -> list[str]:
-    """Deletions first: a bare `--flag` before a `~key` would take it as its value. (A base
-    command line that ends with a flag taking several values, `--tags a b`, takes it too: the
-    composition again then says so.)"""
-    ordered = [o for o in overrides if o.deletes] + [o for o in overrides if not o.deletes]
-    return [token for override in ordered for token in override.tokens]
+class _Trials:
+    """Compositions of the base with some of the flags."""
 
+    def __init__(self, reparse: Reparse, open_ended: bool) -> None:
+        self.reparse = reparse
+        self.open_ended = open_ended
 
-def _compose(reparse: Reparse, overrides: list[Override]) -> Any:
-    try:
-        return reparse(_tokens(overrides))
-    except ComposeError as error:
-        first = error.errors[0]
-        raise OutputError(
-            "cannot be written as a flag: composed again, it is refused",
-            key=first.key,
-            hint=first.format(),
-        ) from None
+    def tokens(self, overrides: list[Override]) -> list[str]:
+        """Deletions, `--key=VALUE` flags, then bare flags: a `~key` right after a flag written
+        without `=` (`--dry-run`) would be its value; after an open-ended base, a
+        `--key=VALUE` first."""
+        return [
+            token for override in sorted(overrides, key=self._rank) for token in override.tokens
+        ]
+
+    def _rank(self, override: Override) -> int:
+        if override.deletes:
+            return 1 if self.open_ended else 0
+        if "=" not in override.tokens[0]:
+            return 2
+        return 0 if self.open_ended else 1
+
+    def attempt(self, overrides: list[Override]) -> Any:
+        return self.reparse(self.tokens(overrides))
+
+    def compose(self, overrides: list[Override]) -> Any:
+        try:
+            return self.attempt(overrides)
+        except ComposeError as error:
+            first = error.errors[0]
+            raise OutputError(
+                "cannot be written as a flag: composed again, it is refused",
+                key=first.key,
+                hint=first.format(),
+            ) from None
 
 
 def _pruned(
-    overrides: list[Override], want: Any, root: Shape, reparse: Reparse, differ: _Differ
+    overrides: list[Override], want: Any, root: Shape, trials: _Trials, differ: _Differ
 ) -> list[Override]:
     """Without each flag the result does not need: one a validator derives from another (a
     shared value copied into sections), a bare `--section` a flag below it also turns on."""
@@ -129,7 +154,7 @@ def _pruned(
             continue  # its mask is no value: it would seem unneeded
         trial = [o for o in kept if o is not override]
         try:
-            result = reparse(_tokens(trial))
+            result = trials.attempt(trial)
         except ComposeError:
             continue
         if not any(True for _ in differ.diff(want, result, root, "", 0)):
@@ -143,10 +168,16 @@ def _unwritable(want: Any, have: Any, root: Shape, differ: _Differ) -> ComposeEr
             "cannot be written as a flag: composed again with the base, it gives another value",
             key=f"--{override.key}",
             value=_shown(override),
+            hint=_DELETES_FILES_ONLY if override.deletes else None,
         )
         for override in differ.diff(want, have, root, "", 0)
     ]
     return gather(errors or [OutputError("cannot be written as flags")])
+
+
+_DELETES_FILES_ONLY = (
+    "~KEY deletes what files set, not what the base's flags set: set those keys in a file"
+)
 
 
 def _shown(override: Override) -> str:
@@ -333,11 +364,13 @@ def _compact(value: Any) -> Any:
 
 
 def _same(want: Any, have: Any) -> bool:
-    """Equal as configs compare: by value; a secret equal to the mask the argv wrote for it."""
+    """Equal as configs compare (`==`: None is not the text "None", and the secret read from
+    `${oc.env:NAME}` equals the same value written out); a secret equal to the mask the argv
+    wrote for it."""
     masked = isinstance(have, _SECRETS) and _secret_text(have) == SECRET_MASK
     if masked and isinstance(want, _SECRETS) and not isinstance(want, FromEnvironment):
         return True
-    return bool(to_data(want, reveal=True) == to_data(have, reveal=True))
+    return bool(want == have)
 
 
 def _secret_text(secret: SecretStr | SecretBytes) -> str:
