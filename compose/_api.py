@@ -228,7 +228,14 @@ def to_argv(
     def composed(argv: list[str]) -> Any:
         with held():  # the base's warnings are not this call's, nor a trial's
             if schema is None:
-                return _parse_plain(argv, files, resolvers, search_path, env_prefix, environ)
+                return parse_plain(
+                    argv,
+                    files,
+                    resolvers=resolvers,
+                    search_path=search_path,
+                    env_prefix=env_prefix,
+                    environ=environ,
+                )
             return parse_reading(
                 schema,
                 argv,
@@ -288,13 +295,14 @@ def _schema_of(
     return None
 
 
-def _parse_plain(
+def parse_plain(
     argv: Sequence[str],
-    files: FileCache | None,
-    resolvers: Resolvers,
-    search_path: Dirs,
-    env_prefix: str | None,
-    environ: Mapping[str, str] | None,
+    files: FileCache | None = None,
+    *,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A command line composed without a schema, resolved: the dict `compose(files)` gives."""
     items = with_environment(split_argv(list(argv)), env_prefix, environ)

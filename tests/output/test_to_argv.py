@@ -24,7 +24,7 @@ from rl_app.config import RLConfig
 from strategies import documents, rich_schemas, schemas, texts
 
 from compose import BaseConfig, ComposeError, ComposeWarning, compose, parse, to_argv, to_toml
-from compose._api import _parse_plain  # schema-less argv: no public function takes one
+from compose._api import parse_plain  # schema-less argv: no public function takes one
 from compose.errors import ArgvError, OutputError
 
 ROUND_TRIPS = settings(max_examples=examples(60), suppress_health_check=SHARING_TMP_PATH)
@@ -151,7 +151,7 @@ def test_round_trip_without_a_schema(
 
 def _schemaless(argv: list[str]) -> dict[str, Any]:
     """What `compose show --resolved` composes of an argv: `compose(files)`'s dict."""
-    return _parse_plain(argv, None, None, (), None, None)
+    return parse_plain(argv)
 
 
 # --- what a user reads -------------------------------------------------------------------------
