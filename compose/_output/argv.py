@@ -8,18 +8,21 @@ configs section by section beside the schema, writing a flag for each value that
   in an untyped key, text that would read as a number or a list is written as a TOML string;
 - a plain bool field as `--key` or `--section.no-key`; None as `--key=None`;
 - a list whole, as one JSON value (`--tags=["a", "b"]`), as lists on the command line replace;
-- a dict key by key (`--env-vars.HOME=/x`); a dict that lost keys is deleted first (`~key`) and
-  set again whole, since flags merge into what the files set;
-- an optional section switched on as a bare `--key`, off as `--key=None`; another union
-  variant as its tag (`--trainer.optim.type=muon`), with the fields that differ from what the
-  switch brings.
+  its sections without the fields at their class defaults (all of them, if that falls short);
+- a dict key by key (`--env-vars.HOME=/x`); keys it lost that a node set (still there a round
+  later: a validator may fill a dict's defaults itself) by deleting it (`~key`) and setting it
+  again whole, since flags merge into what the files set;
+- an optional section switched on as a bare `--key`, off as `--key=None`; a section switched
+  on, to another union variant (its tag, `--trainer.optim.type=muon`) or from a plain value
+  with every field, a default alone may not compose (a required field has none).
 
-Every round composes base + flags again and compares once more, until nothing differs: what
-validators derive from other values (an app that copies a shared `max_steps` into its
-components) is then not written, and what a switch brought in is compared with what it
-really brought. A last pass drops each flag the result does not need (the deepest first), so
-the argv is short. What still differs after a few rounds, or is refused, is an `OutputError`
-naming the key: text starting with `@` (a file node), a dict key a flag cannot spell.
+Each round composes base + flags again (`reparse`, from `compose._api`) and compares once more,
+until nothing differs. A last pass drops each flag the result does not need, the deepest
+first: one a validator derives from another (an app that copies a shared `max_steps` into its
+components), a switched section's fields at what the switch gives. What still differs after
+the rounds, or is refused, is an `OutputError` naming the key: text starting with `@` (a file
+node), a key no flag spells, a key one of the base's own flags set (`~key` deletes only what
+files set).
 
 A secret (`SecretStr`, `SecretBytes`) is never written: its flag holds the mask `**********`
 and a warning says the argv does not carry it; one read from `${oc.env:NAME}` is written as
@@ -43,19 +46,23 @@ from compose._schema.keys import flag_segment
 from compose._schema.plan import plan_of
 from compose._schema.secrets import FromEnvironment
 from compose._schema.shape import ANY, Kind, Shape
-from compose._syntax import (
-    NEGATIONS,
-    NONE_TEXT,
-    SECRET_MASK,
-    without_negation,
-)
+from compose._syntax import NEGATIONS, NONE_TEXT, SECRET_MASK, without_negation
 from compose._warn import warn
 from compose.errors import ComposeError, ComposeWarning, OutputError, gather
 
 Reparse = Callable[[list[str]], Any]  # flags -> the config base + flags compose to
 
-_ROUNDS = 8  # a switch per round: deeper than this, sections inside sections inside unions
-_MISSING: Any = type("_Missing", (), {"__repr__": lambda self: "(unset)"})()
+_ROUNDS = 8  # a dict's lost keys and a list's defaults each may take one more round
+
+
+class _Missing:
+    """Nothing known at a key: every value below it is written."""
+
+    def __repr__(self) -> str:
+        return "(unset)"
+
+
+_MISSING: Any = _Missing()
 _SECRETS = (SecretStr, SecretBytes)
 
 
