@@ -103,9 +103,13 @@ RL_BASES = [
 ]
 
 
-# Flags set dict keys that no later flag can remove (`~KEY` deletes what files set): not in a
-# base, whose keys the other config may lack.
-ADDING_KEYS = {"--inference.vllm-extra", "--orchestrator.algo.roles.user.alpha"}
+# Not in a base: flags that no later flag can undo (`~KEY` deletes what files set). They set
+# dict keys the other config may lack, or a key of one variant, unknown once another is chosen.
+ADDING_KEYS = {
+    "--inference.vllm-extra",
+    "--orchestrator.algo.roles.user.alpha",
+    "--orchestrator.algo.template",
+}
 
 
 @st.composite
