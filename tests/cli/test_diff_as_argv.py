@@ -104,3 +104,28 @@ def test_bad_input_is_one_error(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     )
     code, _, err = run_compose(capsys, "diff", "--as-argv", *SCHEMA, "@", "missing.toml", "--")
     assert code == 2 and "missing.toml" in err and "Traceback" not in err
+
+
+SECRET_SCHEMA = """
+from pydantic import SecretStr
+from compose import BaseConfig
+
+class App(BaseConfig):
+    key: SecretStr = SecretStr("")
+    name: str = "x"
+"""
+
+
+def test_a_secret_is_masked_with_a_warning(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "secret_app.py").write_text(SECRET_SCHEMA, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    right = ("--key", "sk-live", "--name", "y")
+    code, out, err = run_compose(
+        capsys, "diff", "--as-argv", "--schema", "secret_app:App", "--name", "x", "--", *right
+    )
+    assert (code, out) == (1, "'--key=**********' --name=y\n")
+    assert err.startswith("warning: --key is a secret: the argv holds **********, not its value")
+    assert "sk-live" not in out + err
