@@ -46,7 +46,7 @@ from compose._schema.keys import flag_segment
 from compose._schema.plan import plan_of
 from compose._schema.secrets import FromEnvironment
 from compose._schema.shape import ANY, Kind, Shape
-from compose._syntax import NEGATIONS, NONE_TEXT, SECRET_MASK, without_negation
+from compose._syntax import NEGATIONS, NONE_TEXT, SECRET_MASK
 from compose._warn import warn
 from compose.errors import ComposeError, ComposeWarning, OutputError, gather
 
@@ -296,7 +296,7 @@ class _Differ:
                 raise OutputError(
                     "cannot be written as a flag: no flag spells this key",
                     key=repr(name),
-                    hint="a flag's key holds no dot nor =, and starts with no -, ~ or no-",
+                    hint="a flag's key holds no dot nor =, and starts with no - or ~",
                 )
         for name, value in want.items():
             yield from self.diff(value, before.get(name, _MISSING), item, str(name), 1)
@@ -304,15 +304,13 @@ class _Differ:
             yield Override(str(name), (f"~{name}",), 1)
 
     def _spells(self, name: object) -> bool:
-        """Whether a dict key can be a flag's segment as it is: not split at a dot, not read
-        as a negation, not snake-cased (schema-less, flag segments are)."""
+        """Whether a dict key can be a flag's segment as it is: not split at a dot or an `=`,
+        not read as an append (`+`), not snake-cased (schema-less, flag segments are)."""
         if not isinstance(name, str) or not name or name.startswith(("-", "~")):
             return False
         if "." in name or "=" in name or name.endswith("+"):
             return False
-        if self.schemaless and "-" in name:
-            return False
-        return without_negation(name) is None and not name.startswith(NEGATIONS)
+        return not (self.schemaless and "-" in name)
 
     def _list(self, want: Any, shape: Shape, key: str, depth: int) -> Override:
         if key in self.whole:
@@ -403,8 +401,8 @@ def _untyped_text(data: Any, key: str) -> str:
     if isinstance(data, dict):
         return _json(data, key)
     if isinstance(data, str):
-        if data.startswith("{") or parse_toml_value(data) is not None:
-            return inline_value(data)  # `"3"`: the text, not the number
+        if data.startswith(("{", "@")) or parse_toml_value(data) is not None:
+            return inline_value(data)  # `"3"`: the text, not the number (nor a file)
         return escape(data)
     return inline_value(data)
 
