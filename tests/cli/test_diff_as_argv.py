@@ -85,22 +85,15 @@ def test_without_a_schema_the_flags_are_the_files_keys(
 
 
 def test_bad_input_is_one_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    (tmp_path / "a.toml").write_text('name = "x"\n', encoding="utf-8")
-    (tmp_path / "b.toml").write_text('name = "@x"\n', encoding="utf-8")
+    (tmp_path / "b.toml").write_text('[model]\nname = "@x"\n', encoding="utf-8")
+    b = str(tmp_path / "b.toml")
     code, out, err = run_compose(
-        capsys,
-        "diff",
-        "--as-argv",
-        "@",
-        str(tmp_path / "a.toml"),
-        "--",
-        "@",
-        str(tmp_path / "b.toml"),
+        capsys, "diff", "--as-argv", *SCHEMA, "@", REVERSE_TEXT, "--", "@", b
     )
     assert (code, out) == (2, "")
     assert err == (
-        "error: --name = '@x': cannot be written as a flag: a value starting with @ is read as a "
-        "file; set it in a file\n"
+        "error: --trainer.model.name = '@x': cannot be written as a flag: a value starting with @ is read "
+        "as a file; set it in a file\n"
     )
     code, _, err = run_compose(capsys, "diff", "--as-argv", *SCHEMA, "@", "missing.toml", "--")
     assert code == 2 and "missing.toml" in err and "Traceback" not in err
