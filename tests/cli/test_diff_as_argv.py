@@ -92,8 +92,8 @@ def test_bad_input_is_one_error(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     )
     assert (code, out) == (2, "")
     assert err == (
-        "error: --trainer.model.name = '@x': cannot be written as a flag: a value starting with @ is read "
-        "as a file; set it in a file\n"
+        "error: --trainer.model.name = '@x': cannot be written as a flag: a value starting with @ "
+        "is read as a file; set it in a file\n"
     )
     code, _, err = run_compose(capsys, "diff", "--as-argv", *SCHEMA, "@", "missing.toml", "--")
     assert code == 2 and "missing.toml" in err and "Traceback" not in err
