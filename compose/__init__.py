@@ -21,6 +21,7 @@ from compose.errors import (
     ConfigFileError,
     ConfigValidationError,
     ErrorGroup,
+    FrozenError,
     HelpRequested,
     InterpolationError,
     OutputError,
@@ -29,8 +30,9 @@ from compose.errors import (
 )
 
 if TYPE_CHECKING:
-    from compose._api import compose, parse, to_argv
+    from compose._api import compose, from_flat, parse, to_argv
     from compose._cli.entry import cli
+    from compose._interp.clock import run_instant
     from compose._interp.resolvers import (
         register_resolver,
         registered_resolvers,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
         versioned,
     )
     from compose._merge.renames import renamed
+    from compose._output.flat import flat_argv, to_flat
     from compose._output.toml import to_toml
     from compose._output.write import write_configs
     from compose._runs.fingerprint import fingerprint
@@ -59,6 +62,7 @@ __all__ = [
     "ConfigFileError",
     "ConfigValidationError",
     "ErrorGroup",
+    "FrozenError",
     "HelpRequested",
     "InterpolationError",
     "Merge",
@@ -73,15 +77,19 @@ __all__ = [
     "compose",
     "convert_value",
     "fingerprint",
+    "flat_argv",
+    "from_flat",
     "move_key",
     "parse",
     "register_resolver",
     "registered_resolvers",
     "remove_key",
     "renamed",
+    "run_instant",
     "submit_sweep",
     "sweep",
     "to_argv",
+    "to_flat",
     "to_toml",
     "unregister_resolver",
     "versioned",
@@ -99,15 +107,19 @@ _LAZY = {  # name -> the module that defines it
     "compose": "compose._api",
     "convert_value": "compose._merge.migrations",
     "fingerprint": "compose._runs.fingerprint",
+    "flat_argv": "compose._output.flat",
+    "from_flat": "compose._api",
     "move_key": "compose._merge.migrations",
     "parse": "compose._api",
     "register_resolver": "compose._interp.resolvers",
     "registered_resolvers": "compose._interp.resolvers",
     "remove_key": "compose._merge.migrations",
     "renamed": "compose._merge.renames",
+    "run_instant": "compose._interp.clock",
     "submit_sweep": "compose._runs.records",
     "sweep": "compose._runs.sweep",
     "to_argv": "compose._api",
+    "to_flat": "compose._output.flat",
     "to_toml": "compose._output.toml",
     "unregister_resolver": "compose._interp.resolvers",
     "versioned": "compose._merge.migrations",

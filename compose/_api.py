@@ -5,6 +5,7 @@ Both run one pipeline: items -> composition graph -> interpolation -> binding.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -28,6 +29,7 @@ from compose._input.argv import (
 from compose._input.env import with_environment
 from compose._input.files import FileCache
 from compose._input.search import Dirs, SearchPath, as_search_path
+from compose._interp.clock import checked_instant
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -38,13 +40,13 @@ from compose._merge.defaults import (
 from compose._merge.fold import compose_items, root_shape
 from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
-from compose._schema.secrets import secret_fields
+from compose._schema.secrets import names_secret, secret_fields
 from compose._schema.shape import Shape
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import kebab_case, snake_case
+from compose._syntax import SECRET_MASK, kebab_case, snake_case
 from compose._tree import KeyPath, at_path
 from compose._warn import held
-from compose.errors import ArgvError, ComposeError, HelpRequested, gather
+from compose.errors import ArgvError, ComposeError, ConfigValidationError, HelpRequested, gather
 
 if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by every composition
     from compose._interp.resolvers import Resolver
@@ -52,6 +54,7 @@ if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by ev
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
 Resolvers: TypeAlias = "Mapping[str, Resolver] | None"
+Now: TypeAlias = "datetime.datetime | str | None"
 
 
 @overload
@@ -64,6 +67,8 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
+    frozen: bool = False,
 ) -> M: ...
 @overload
 def compose(
@@ -75,6 +80,8 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
+    frozen: bool = False,
 ) -> dict[str, Any]: ...
 def compose(
     sources: Sequence[Source] | Source,
@@ -85,6 +92,8 @@ def compose(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: Now = None,
+    frozen: bool = False,
 ) -> M | dict[str, Any]:
     """Merge TOML `sources` left to right, then `overrides` (`key=value`, `key+=value` to append
     to a list, `key=@file`, `~key`).
@@ -97,6 +106,10 @@ def compose(
     found as written is looked up in `search_path`, the working directory, then $COMPOSE_PATH.
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
+    `now` (a datetime, or ISO 8601 text) is the instant `${now:FORMAT}` gives; without it,
+    $COMPOSE_NOW of `environ`, else the clock when the first `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
+    assigning, deleting or mutating any part of it raises `FrozenError` (docs/06).
     """
     if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
         sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
@@ -108,6 +121,7 @@ def compose(
             hint=f"write overrides=[{overrides!r}]",
         )
     _check_resolvers(resolvers)
+    clock = _clock(now, environ)
     items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
     if overrides:
         items += parse_overrides(list(overrides))
@@ -116,18 +130,19 @@ def compose(
         items = with_environment(items, env_prefix, environ)
     composed = compose_items(items, schema, as_search_path(search_path))
     if schema is not None:
-        resolve(composed, resolvers)
-        return bind(composed, schema)
+        resolve(composed, resolvers, clock=clock)
+        return finished(bind(composed, schema), frozen)
     # Schema-less, resolution itself turns "None" into None in the values it writes, so the
     # whole-tree walk below is needed only where files or flags may hold "None" text.
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
-        resolve(composed, resolvers, convert=plain_nones)
+        resolve(composed, resolvers, convert=plain_nones, clock=clock)
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
-        return composed.tree  # no "None" text anywhere: the walk would change nothing
-    result: dict[str, Any] = plain_nones(composed.tree)
-    return result
+        result: dict[str, Any] = composed.tree  # no "None" text anywhere: nothing to convert
+    else:
+        result = plain_nones(composed.tree)
+    return _frozen(result) if frozen else result
 
 
 def parse(
@@ -140,6 +155,8 @@ def parse(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """argv tokens (without the program name) -> a validated `schema` instance.
 
@@ -155,7 +172,11 @@ def parse(
     With `env_prefix` (`"RL_"`), the variables of `environ` (default `os.environ`) named with
     it are a node below the files and the flags or overrides (`RL_SECTION__FIELD=VALUE`).
     `default`, an instance, is a node below all others: the fields its author set
-    (pydantic-config's `cli(default=)`).
+    (pydantic-config's `cli(default=)`). `now` (a datetime, or ISO 8601 text) is the instant
+    `${now:FORMAT}` gives; without it, $COMPOSE_NOW of `environ`, else the clock when the first
+    `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
+    changing any part of it raises `FrozenError`.
     """
     return parse_reading(
         schema,
@@ -167,6 +188,8 @@ def parse(
         env_prefix=env_prefix,
         environ=environ,
         default=default,
+        now=now,
+        frozen=frozen,
     )
 
 
@@ -181,6 +204,8 @@ def parse_reading(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     default: BaseModel | None = None,
+    now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """`parse`, reading files through `files`: kept by a caller that parses many command lines
     over the same files (a sweep's points), it reads and parses each file once."""
@@ -188,13 +213,111 @@ def parse_reading(
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     if default is not None:
         items.insert(0, DataItem(set_fields(default), "default="))
+    clock = _clock(now, environ)
+    return _parse_items(
+        schema, items, files, prog, resolvers, search_path, env_prefix, clock, frozen
+    )
+
+
+def from_flat(
+    schema: type[M],
+    flat: Mapping[str, Any],
+    base: Sequence[str] = (),
+    *,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    now: Now = None,
+    frozen: bool = False,
+) -> M:
+    """`base` (argv tokens, as `parse` takes them: files and flags), then each
+    `{dotted.key: value}` of `flat` as a flag: the validated `schema` instance.
+
+    What a sweep agent or an HPO trial hands over: typed values (Optuna's `trial.params`), or
+    the text of them (W&B's `str()`: `['a', 'b']`, `{'k': 1}`, `True`, `None`), each read as
+    the flag `--KEY=VALUE` reads it. A dict given to a section (W&B's nested parameters) sets
+    its fields. Keys are dotted keys as flags spell them (snake_case or kebab-case). Raises
+    `ComposeError` for bad input, naming the key and `flat key KEY` as its origin: a key no
+    field names (with a did-you-mean), a value its field rejects, a secret given back as its
+    mask (`**********`, what `to_flat` logged), a value `to_flat` cut to a tracker's limit.
+    The options are those of `parse`.
+    """
+    _check_resolvers(resolvers)
+    root = root_shape(schema)
+    items = with_environment(split_argv(list(base)), env_prefix, environ)
+    items += [item for key, value in flat.items() for item in _flat_items(root, key, value)]
+    clock = _clock(now, environ)
+    return _parse_items(
+        schema, items, None, None, resolvers, search_path, env_prefix, clock, frozen
+    )
+
+
+def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
+    """The flags one key of a flat dict sets, named `flat key KEY` in errors."""
+    from compose._output.flat import flags_of, is_cut, is_flat_key  # noqa: PLC0415  # not on parse's path
+
+    if not isinstance(key, str) or not is_flat_key(key):
+        raise ArgvError("a flat key is a dotted key (`trainer.optim.lr`)", value=key, origin="flat")
+    origin = f"flat key {key}"
+    try:
+        flags = list(flags_of(root, key, value))
+    except (TypeError, ValueError) as error:  # a value no config holds (an object, say)
+        raise ArgvError(str(error), key="--" + key, value=value, origin=origin) from None
+    items = []
+    for dotted_key, tokens in flags:
+        flag = "--" + dotted_key
+        if tokens and tokens[0] == SECRET_MASK and names_secret(root, flag):
+            raise ConfigValidationError(
+                "is a secret shown masked, not its value: leave it out, or set it from the "
+                "environment (${oc.env:NAME})",
+                key=flag,
+                value=SECRET_MASK,
+                origin=origin,
+            )
+        if tokens and is_cut(tokens[0]):
+            raise ConfigValidationError(
+                "was cut to fit a tracker's length limit: give the whole value",
+                key=flag,
+                value=tokens[0],
+                origin=origin,
+            )
+        items.append(ValueItem(dotted_key, tokens, origin))
+    return items
+
+
+def _parse_items(
+    schema: type[M],
+    items: list[Item],
+    files: FileCache | None,
+    prog: str | None,
+    resolvers: Resolvers,
+    search_path: Dirs,
+    env_prefix: str | None,
+    clock: _Clock,
+    frozen: bool,
+) -> M:
     asked = [item for item in items if isinstance(item, HelpItem)]
     dirs = as_search_path(search_path)
     if asked:
         raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
     composed = compose_items(items, schema, dirs, files)
-    resolve(composed, resolvers)
-    return bind(composed, schema)
+    resolve(composed, resolvers, clock=clock)
+    return finished(bind(composed, schema), frozen)
+
+
+def finished(instance: M, frozen: bool) -> M:
+    """The validated instance, frozen if the caller or the schema asks (sweep points too)."""
+    if frozen or type(instance).model_config.get("frozen"):
+        frozen_instance: M = _frozen(instance)
+        return frozen_instance
+    return instance
+
+
+def _frozen(value: Any) -> Any:
+    from compose._schema.frozen import freeze  # noqa: PLC0415  # only frozen results need it
+
+    return freeze(value)
 
 
 def to_argv(
@@ -329,11 +452,36 @@ def _values(items: list[Item]) -> Iterator[ValueItem]:
             yield from item.values
 
 
+class _Clock:
+    """Where `${now:}` takes its instant from: `now=` (checked), else $COMPOSE_NOW of
+    `environ`, else the clock (looked at only when a `${now:}` is resolved)."""
+
+    __slots__ = ("environ", "now")
+
+    def __init__(self, now: datetime.datetime | None, environ: Mapping[str, str] | None) -> None:
+        self.now = now
+        self.environ = environ
+
+
+_NO_CLOCK = _Clock(None, None)
+
+
+def _clock(now: Now, environ: Mapping[str, str] | None) -> _Clock:
+    return _NO_CLOCK if now is None and environ is None else _Clock(_instant(now), environ)
+
+
+def _instant(now: Now) -> datetime.datetime | None:
+    return None if now is None else checked_instant(now)
+
+
 def resolve(
-    composed: Composed, resolvers: Resolvers = None, convert: Callable[[Any], Any] | None = None
+    composed: Composed,
+    resolvers: Resolvers = None,
+    convert: Callable[[Any], Any] | None = None,
+    clock: _Clock = _NO_CLOCK,
 ) -> None:
     """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
-    `convert` is applied to each value resolution writes."""
+    `convert` is applied to each value resolution writes; `clock` gives `${now:}` its instant."""
     root = composed.root
     if root.model is not None and may_have_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
@@ -342,7 +490,7 @@ def resolve(
         return
     composed.env_secrets = _env_secrets(composed)
     try:
-        _resolve_tree(composed, resolvers, convert)
+        _resolve_tree(composed, resolvers, convert, clock)
     except ComposeError as error:  # with the flags' errors, all at once
         raise gather([*composed.pending, *error.errors]) from None
 
@@ -355,7 +503,7 @@ def _check_resolvers(resolvers: Resolvers) -> None:
 
 
 def _resolve_tree(
-    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None
+    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None, clock: _Clock
 ) -> None:
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
 
@@ -369,6 +517,8 @@ def _resolve_tree(
         suggest=functools.partial(_suggest_key, root) if root.model else None,
         convert=convert,
         below=composed.work_below,
+        now=clock.now,
+        environ=clock.environ,
     )
 
 

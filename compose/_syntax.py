@@ -11,10 +11,16 @@ NONE_TEXT = "None"  # TOML has no null: the text "None" means None where a type 
 MANDATORY = "???"  # OmegaConf's mandatory value: still unset at the end, an error
 INTERPOLATION = "${"  # where resolution has work to do
 SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)
+# The end of a value cut to a tracker's length limit (`to_flat(text=True)`); never read back
+TRUNCATED = "... [{count} more characters]"
 INCLUDE = "_include_"  # a file's key that lists the files it builds on
 SELF = "_self_"  # an entry of that list: where the including file's own keys go
 SCHEMA_VERSION = "schema_version"  # a file's key in an app that declares versions (`versioned`)
 NEGATIONS = ("no-", "no_")  # `--no-x`, `--no_x`: x false, or None
+# Where an instance of a frozen result keeps its key path: a key of its `__dict__`, not a slot
+# or a private attribute, so that its copies and pickles are frozen too, while equality, dumps
+# and repr (which read fields only) ignore it (`compose._schema.frozen`)
+FROZEN_ATTR = "__compose_frozen__"
 # The variable the completion scripts set when they ask an entrypoint for candidates
 COMPLETE_VARIABLE = "_COMPOSE_COMPLETE"
 

@@ -8,6 +8,9 @@
     ├── InterpolationError        a ${...} that cannot be resolved: missing key, cycle, bad grammar
     ├── OutputError               configs could not be written: a directory not made or writable,
     │                             or a value no flag gives (`to_argv`)
+    ├── FrozenError               not bad input: a frozen result was assigned to, deleted from or
+    │                             mutated; also a `dataclasses.FrozenInstanceError` (an
+    │                             AttributeError), what frozen dataclasses and attrs raise
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
     │                             (on Python 3.11+ also an ExceptionGroup: `except*` splits it)
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
@@ -24,6 +27,7 @@ the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_cod
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
@@ -35,6 +39,7 @@ __all__ = [
     "ConfigFileError",
     "ConfigValidationError",
     "ErrorGroup",
+    "FrozenError",
     "HelpRequested",
     "InterpolationError",
     "OutputError",
@@ -148,6 +153,19 @@ class InterpolationError(ComposeError):
 class OutputError(ComposeError):
     """`write_configs` could not write: the directory cannot be made, or is not writable; or
     `to_argv` could not write a value as a flag (text starting with `@`, a key no flag spells)."""
+
+
+class FrozenError(ComposeError, dataclasses.FrozenInstanceError):
+    """A frozen result (`compose(..., frozen=True)`, or a schema declaring `frozen=True`) was
+    changed: a field assigned or deleted, or a list, dict or set in it mutated. `key` is the
+    full dotted path of what was changed (`trainer.optim.lr`, `env.0.id`), `value` what was
+    given (none for a deletion).
+
+    Not bad input but a program's mistake, raised where the program made it. It is also a
+    `dataclasses.FrozenInstanceError`, so an `AttributeError`, as frozen dataclasses and attrs
+    classes raise; not a `pydantic.ValidationError` (which Pydantic raises for its own frozen
+    models), whose `.errors()` method `ComposeError.errors` would hide.
+    """
 
 
 if sys.version_info >= (3, 11):

@@ -17,6 +17,7 @@ from compose import (
     ComposeError,
     ConfigValidationError,
     ErrorGroup,
+    FrozenError,
     HelpRequested,
     InterpolationError,
     OutputError,
@@ -481,7 +482,7 @@ def test_a_single_error_is_not_wrapped() -> None:
 
 @pytest.mark.parametrize(
     "cls",
-    [ArgvError, ConfigValidationError, ErrorGroup, SourceError, UnknownKeyError],
+    [ArgvError, ConfigValidationError, ErrorGroup, FrozenError, SourceError, UnknownKeyError],
 )
 def test_every_error_class_is_a_compose_error(cls: type) -> None:
     assert issubclass(cls, ComposeError)

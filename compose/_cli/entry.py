@@ -11,6 +11,7 @@ entrypoint's help more than drawing it.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from compose.errors import ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
+Now = datetime.datetime | str | None  # an instant for `${now:}`: see `cli`
 
 
 def cli(
@@ -43,6 +45,8 @@ def cli(
     description: str | None = None,
     plain: bool | None = None,
     wide: bool | None = None,
+    now: Now = None,
+    frozen: bool = False,
 ) -> M:
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit:
     `--help` prints the help to stdout and exits 0, bad input prints the error to stderr and
@@ -63,14 +67,20 @@ def cli(
     warnings. `--help` prints and exits 0 either way, as pydantic-config's does.
     `description` replaces the schema's docstring atop help; `plain=True` never draws with
     rich (as does a stream that is no terminal). `wide` is taken for pydantic-config's
-    callers: help and errors always fit the terminal's width.
+    callers: help and errors always fit the terminal's width. `now` is the instant `${now:}`
+    gives a new run (see `run_instant`): `--from-run DIR` composes at DIR's recorded one
+    instead; without either, $COMPOSE_NOW, else the clock when a `${now:}` is resolved.
+    `frozen=True` (or a schema whose `model_config` says `frozen=True`) returns a frozen
+    config: changing any part of it raises `FrozenError` (docs/06).
     """
     del wide  # accepted, not needed: see the docstring
     if args is not None and argv is not None:
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     dirs = as_search_path(search_path)
-    options = _Options(dirs, env_prefix, environ, resolvers, default, description, bool(plain))
+    options = _Options(
+        dirs, env_prefix, environ, resolvers, default, description, bool(plain), now, frozen
+    )
     if args is not None:
         return _raising(schema, list(args), name, options)
     tokens = list(sys.argv[1:] if argv is None else argv)
@@ -114,6 +124,8 @@ class _Options:
         default: BaseModel | None,
         description: str | None = None,
         plain: bool = False,
+        now: Now = None,
+        frozen: bool = False,
     ) -> None:
         self.search_path = search_path
         self.env_prefix = env_prefix
@@ -122,6 +134,8 @@ class _Options:
         self.default = default
         self.description = description
         self.plain = plain
+        self.now = now
+        self.frozen = frozen
 
 
 def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
@@ -153,13 +167,16 @@ _SWEEP_FLAG = "--sweep"  # and every flag of sweep mode: --sweep.KEY, --sweep-na
 _FROM_RUN_FLAG = "--from-run"
 
 
-def _runs(schema: type[M], args: list[str], prog: str, options: _Options) -> list[str]:
-    """`--from-run DIR` replaced by the run's argv; sweep mode run to its end (`SweepDone`).
-    `compose._runs` is imported only when a command line asks for it."""
+def _runs(schema: type[M], args: list[str], prog: str, options: _Options) -> tuple[list[str], Now]:
+    """`--from-run DIR` replaced by the run's argv, and the instant to compose at (the run's,
+    else the app's); sweep mode run to its end (`SweepDone`). `compose._runs` is imported only
+    when a command line asks for it."""
+    now = options.now
     if any(token.startswith(_FROM_RUN_FLAG) for token in args):
-        from compose._runs.rerun import from_run_argv  # noqa: PLC0415  # only when asked
+        from compose._runs.rerun import rerun  # noqa: PLC0415  # only when asked
 
-        args = from_run_argv(args, prog)
+        args, recorded = rerun(args, prog)
+        now = options.now if recorded is None else recorded
     if any(token.startswith(_SWEEP_FLAG) for token in args) and _bare_help(args) is None:
         from compose._runs.command import run_sweep  # noqa: PLC0415  # only when asked
 
@@ -171,9 +188,10 @@ def _runs(schema: type[M], args: list[str], prog: str, options: _Options) -> lis
             search_path=options.search_path,
             env_prefix=options.env_prefix,
             environ=options.environ,
+            now=now,
         )
         raise SweepDone(text)
-    return args
+    return args, now
 
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
@@ -189,8 +207,9 @@ def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
 
 def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
     """`compose.parse`, with a bare help request answered as it would answer it."""
+    now = options.now
     if any(token.startswith((_SWEEP_FLAG, _FROM_RUN_FLAG)) for token in args):
-        args = _runs(schema, args, prog, options)
+        args, now = _runs(schema, args, prog, options)
     section = _bare_help(args)
     env_prefix, search_path = options.env_prefix, options.search_path
     alone = options.default is None and not _environment_sets(env_prefix, options.environ)
@@ -211,6 +230,8 @@ def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
         environ=options.environ,
         resolvers=options.resolvers,
         default=options.default,
+        now=now,
+        frozen=options.frozen,
     )
 
 

@@ -12,6 +12,7 @@ evaluation here.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any
 
@@ -98,6 +99,8 @@ class Resolution:
         default_at: Callable[[KeyPath], Any] | None,
         describe: Callable[[KeyPath], tuple[str, str | None]],
         suggest: Callable[[str], str | None] | None,
+        now: datetime.datetime | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.tree = tree
         self.resolvers = resolvers
@@ -110,9 +113,9 @@ class Resolution:
         self.budget = MAX_EXPANSION
         # Sizes of containers by id; the container is kept so that its id stays its own.
         self.sizes: dict[int, tuple[Any, int]] = {}
-        # `${now:}` reads the clock once per resolution: every use in one composition, in any
-        # format, is the same instant (hydra #2070: ranks composing apart disagree on the time).
-        self.now = pinned_now()
+        # `${now:}` is one instant per resolution: every use in one composition, in any format,
+        # is the same (hydra #2070: ranks composing apart disagree on the time).
+        self.now = pinned_now(now, environ)
 
     # -- the driver
 

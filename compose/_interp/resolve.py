@@ -19,6 +19,7 @@ The evaluation is `compose._interp.evaluate`; the resolvers and their registry,
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -62,6 +63,8 @@ def resolve_tree(
     suggest: Callable[[str], str | None] | None = None,
     convert: Callable[[Any], Any] | None = None,
     below: Collection[KeyPath] | None = None,
+    now: datetime.datetime | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
@@ -75,7 +78,8 @@ def resolve_tree(
     that resolution puts into the tree: the schema-less `compose` turns "None" text into None
     with it, instead of walking the whole tree for text that only resolution can have made.
     `below` limits the values that may need resolving to those at and below its paths (the
-    keys that nodes holding `${` or `???` set); None looks at every value.
+    keys that nodes holding `${` or `???` set); None looks at every value. `${now:}` is `now`,
+    else $COMPOSE_NOW of `environ` (default `os.environ`), else the clock at its first use.
 
     Containers on the way to a changed value are new; the rest is shared with `tree`, which is
     returned itself when nothing needs resolving. Every error is raised at once (`gather`).
@@ -83,7 +87,7 @@ def resolve_tree(
     pending = scan(tree) if below is None else scan_below(tree, below)
     if not pending:
         return tree
-    run = Resolution(tree, resolvers or {}, default_at, describe, suggest)
+    run = Resolution(tree, resolvers or {}, default_at, describe, suggest, now, environ)
     values = run.settle_all(pending)
     if convert is not None:
         values = [convert(value) for value in values]

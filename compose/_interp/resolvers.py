@@ -15,7 +15,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from compose._interp.clock import run_instant
 from compose._interp.grammar import RESOLVER_NAME
+from compose.errors import ComposeError
 
 __all__ = [
     "BUILTINS",
@@ -67,17 +69,27 @@ BUILTINS: dict[str, Resolver] = {"oc.env": oc_env, "oc.select": oc_select}
 NOW = "now"  # built in too, but its clock is each resolution's own: see `pinned_now`
 
 
-def pinned_now() -> Resolver:
-    """`${now:FORMAT}` for one resolution: strftime of the local time (with its offset, for
-    `%z`; ISO 8601 to the second without FORMAT) read at the first use, and of that same
-    instant at every later one."""
-    instant: list[datetime.datetime] = []
+def pinned_now(
+    given: datetime.datetime | None = None, environ: Mapping[str, str] | None = None
+) -> Resolver:
+    """`${now:FORMAT}` for one resolution: strftime of one instant (ISO 8601 to the second,
+    with the UTC offset, without FORMAT), the same at every use whatever its format.
+
+    The instant is `given` (an app's `now=`, or a rerun's recorded one); else `run_instant`'s:
+    $COMPOSE_NOW of `environ`, which a launcher sets so that every process of a run (DDP ranks
+    composing apart, hydra #2070) agrees, else the clock, read at the first use. Nothing is
+    looked up until a `${now:}` is resolved."""
+    instant: list[datetime.datetime] = [] if given is None else [given]
 
     def now(fmt: Any = None) -> str:
         if fmt is not None and not isinstance(fmt, str):
             raise ResolverRefusal(f"now takes a strftime format, not {type(fmt).__name__}")
         if not instant:
-            instant.append(datetime.datetime.now().astimezone())
+            try:
+                instant.append(run_instant(environ))
+            except ComposeError as error:
+                message = f"{error.key}={error.value!r} {error.message}"
+                raise ResolverRefusal(message, error.hint) from None
         return instant[0].isoformat(timespec="seconds") if fmt is None else instant[0].strftime(fmt)
 
     return now

@@ -25,11 +25,10 @@ from compose._runs.jobs import FINISHED, STATUS_FILE, Executor, Job
 from compose._runs.provenance import git_state, versions
 from compose._runs.run import RUN_FILE, config_file, run_record
 from compose._runs.status import write_job
-from compose._runs.sweep import Point, Sweep, point_origins
+from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins
 from compose.errors import ComposeError
 
 MANIFEST_FILE = "manifest.jsonl"
-SWEEP_FILE = "sweep.json"
 
 
 def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
@@ -46,7 +45,10 @@ def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
     for point in sweep.points:
         if point.name not in finished:
             _write_point(sweep, point, made_with)
-    write_json(sweep.directory / SWEEP_FILE, {"hash": sweep.definition_hash, **sweep.definition})
+    instant = {} if sweep.now is None else {"now": sweep.now.isoformat()}
+    write_json(
+        sweep.directory / SWEEP_FILE, {"hash": sweep.definition_hash, **instant, **sweep.definition}
+    )
     kept = _manifest_by_name(sweep.directory) if finished else {}
     lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
     write_manifest(sweep.directory, lines)
@@ -134,6 +136,7 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
         origins=point_origins(sweep, point),
         sources=sweep.sources,
         cwd=sweep.cwd,
+        now=sweep.now,
         **made_with,
     )
     record["overrides"] = list(point.overrides)

@@ -5,11 +5,12 @@ argv the run was composed from and the sha256 of every file it read. If every fi
 holds that text, the recorded argv is composed again with the new overrides after it, so
 origins point at the original files. If one changed or is gone, a warning names it and the
 run is built on its recorded resolved config (DIR/configs/PROG.toml) instead: what ran, not
-what the files say now.
+what the files say now. The run's instant (`now` in run.json) is what `${now:}` gives again.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from pydantic import BaseModel
 
 from compose._input.files import FileCache, read_text
 from compose._input.search import Dirs
+from compose._interp.clock import NOW_VARIABLE, checked_instant, run_instant
 from compose._runs.atomic import write_json
 from compose._runs.fingerprint import fingerprint
 from compose._runs.provenance import git_state_meanwhile, versions
@@ -27,6 +29,7 @@ from compose._runs.run import (
     config_file,
     leaf_origins,
     read_json,
+    recorded_now,
     run_record,
     sha256_text,
 )
@@ -43,6 +46,12 @@ def asks_from_run(tokens: Sequence[str]) -> bool:
 
 def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
     """`tokens` with `--from-run DIR` replaced by what DIR's run was composed from."""
+    return rerun(tokens, prog)[0]
+
+
+def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetime | None]:
+    """`tokens` with `--from-run DIR` replaced by what DIR's run was composed from, and the
+    instant it was composed at (None in a record that holds none)."""
     directory, rest = _take_directory(list(tokens))
     path = directory / RUN_FILE
     record = read_json(path)
@@ -54,9 +63,10 @@ def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
         raise ArgvError(
             f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN, value=str(directory)
         )
+    now = recorded_now(record, path)
     problem = _changed_source(record.get("sources", {}))
     if problem is None:
-        return [*map(str, record["argv"]), *rest]
+        return [*map(str, record["argv"]), *rest], now
     resolved = directory / str(record.get("config") or config_file(Path(), prog))
     if not resolved.is_file():
         raise ArgvError(
@@ -71,7 +81,7 @@ def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
         ComposeWarning,
         stacklevel=2,
     )
-    return ["@", str(resolved), *rest]
+    return ["@", str(resolved), *rest], now
 
 
 def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
@@ -115,13 +125,14 @@ def describe_run(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: datetime.datetime | None = None,
 ) -> dict[str, Any]:
     """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
-    taken as it was when the run was made)."""
+    taken as it was when the run was made) at the instant `now`, if it is known."""
     cwd = os.getcwd()
     with git_state_meanwhile(cwd) as git:  # git works while the origins are found
         with held():  # dropped: the run itself has shown them
-            tokens = from_run_argv(argv, prog) if asks_from_run(argv) else list(argv)
+            tokens, recorded = rerun(argv, prog) if asks_from_run(argv) else (list(argv), None)
             files = FileCache()
             origins = leaf_origins(
                 type(config),
@@ -140,7 +151,15 @@ def describe_run(
             cwd=cwd,
             git=git(),
             versions=versions(),
+            now=recorded or now or _environment_instant(environ),
         )
+
+
+def _environment_instant(environ: Mapping[str, str] | None) -> datetime.datetime | None:
+    """$COMPOSE_NOW's instant, if it is set: the one every composition of the run took."""
+    if NOW_VARIABLE not in (os.environ if environ is None else environ):
+        return None
+    return run_instant(environ)
 
 
 def write_run_record(
@@ -152,6 +171,7 @@ def write_run_record(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: datetime.datetime | str | None = None,
 ) -> Path:
     """Write `DIRECTORY/run.json` for a single run: how `config` was made from `argv` (the
     tokens after the program's name, as `cli` took them), so that `PROG --from-run DIRECTORY`
@@ -162,11 +182,16 @@ def write_run_record(
     already there is kept when it describes this run better: when `argv` is `@` that very
     configs/PROG.toml (a sweep point's job keeps its sweep's record), or when it has the same
     fingerprint. The options are those `cli` was given, and mean the same.
+
+    `now` is the instant `cli` was given as `now=` (what `run_instant` chose): run.json keeps
+    it, and `--from-run` composes at it again. A rerun keeps its run's instant, as `cli` does;
+    without `now`, $COMPOSE_NOW's is kept if set, else none is recorded.
     """
     path = Path(directory) / RUN_FILE
     if _runs_its_record(Path(directory), argv, prog):
         return path
-    record = describe_run(config, argv, prog, search_path, env_prefix, environ)
+    instant = None if now is None else checked_instant(now)
+    record = describe_run(config, argv, prog, search_path, env_prefix, environ, instant)
     previous = read_json(path)
     if previous is not None and previous.get("fingerprint") == record["fingerprint"]:
         return path

@@ -4,6 +4,7 @@ record of a single run imports no sweep, executor or engine."""
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,7 @@ from compose._input.argv import split_argv
 from compose._input.env import with_environment
 from compose._input.files import FileCache
 from compose._input.search import Dirs, as_search_path
+from compose._interp.clock import parse_instant
 from compose._merge.fold import compose_items
 from compose._tree import KeyPath
 from compose.errors import ComposeError
@@ -34,8 +36,10 @@ def run_record(
     cwd: str,
     git: Mapping[str, Any] | None,
     versions: Mapping[str, str],
+    now: datetime.datetime | None = None,
 ) -> dict[str, Any]:
-    """What run.json holds for any run, swept or single (see the module docstring)."""
+    """What run.json holds for any run, swept or single (see the module docstring); `now`, the
+    instant its `${now:}` gave, if known (full precision: a rerun gives the same `%f`)."""
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "prog": prog,
@@ -47,9 +51,23 @@ def run_record(
         "origins": dict(origins),
         "versions": dict(versions),
     }
+    if now is not None:
+        record["now"] = now.isoformat()
     if git is not None:
         record["git"] = dict(git)
     return record
+
+
+def recorded_now(record: Mapping[str, Any], path: Path) -> datetime.datetime | None:
+    """The instant a record (run.json, sweep.json) says its configs were composed at, if any."""
+
+    text = record.get("now")
+    if text is None:
+        return None
+    instant = parse_instant(text) if isinstance(text, str) else None
+    if instant is None:
+        raise ComposeError("is no ISO 8601 instant", key="now", value=text, origin=str(path))
+    return instant
 
 
 def config_file(directory: Path, prog: str) -> Path:

@@ -8,6 +8,7 @@ module); every failing point is reported at once.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -24,9 +25,10 @@ from compose._api import Resolvers, parse_reading
 from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
 from compose._input.search import Dirs
+from compose._interp.clock import checked_instant, run_instant
 from compose._runs.define import Axes, Where, axis_values, expand, override, product
 from compose._runs.fingerprint import fingerprint
-from compose._runs.run import leaf_origins, sha256_text
+from compose._runs.run import leaf_origins, read_json, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
 from compose._syntax import kebab_case, snake_case
 from compose._tree import KeyPath
@@ -37,6 +39,7 @@ Source = str | os.PathLike[str]
 
 CONTROLS = ("name", "dir", "output", "command", "executor")
 DEFAULT_DIR = "runs"
+SWEEP_FILE = "sweep.json"  # in the sweep's directory: its definition, hash and instant
 NAME_CHARS = 12  # of the fingerprint's hex: a point directory's name
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.=+-]*")
 
@@ -93,6 +96,8 @@ class Sweep(Generic[M]):
     """Every file the points were composed from, as named, -> the sha256 of its text."""
     cwd: str = ""
     """The directory the sweep was made in: relative names in argv are relative to it."""
+    now: datetime.datetime | None = None
+    """The instant every point's `${now:}` gave: one for the whole sweep, kept in sweep.json."""
 
 
 class PointError(ComposeError):
@@ -129,6 +134,7 @@ def sweep(
     search_path: Dirs = (),
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
+    now: datetime.datetime | str | None = None,
 ) -> Sweep[M]:
     """Expand a sweep and compose and validate every point; write nothing, submit nothing.
 
@@ -141,7 +147,9 @@ def sweep(
     Raises one `ComposeError` for bad input: an axis key the schema lacks (with a
     did-you-mean), a zip of unequal lengths, an empty sweep, a bad range; and, all at once,
     every point that fails, each named with its index and axis values (`PointError`).
-    The other options are those of `parse`.
+    Every point is composed at one instant (`${now:}`): `now`, else the one sweep.json records
+    for the same definition (so writing or resuming it again makes the same points), else
+    $COMPOSE_NOW, else the clock. The other options are those of `parse`.
     """
     files = FileCache()
     controls, blocks, tables = _read_sweep_files(sweep_files)
@@ -167,7 +175,6 @@ def sweep(
         "env_prefix": env_prefix,
         "environ": environ,
     }
-    made = _compose_points(schema, base, points, settings, files, options)
     definition = {
         "prog": settings.prog,
         "argv": list(base),
@@ -176,6 +183,9 @@ def sweep(
         "command": list(settings.command),
         "output": settings.output,
     }
+    definition_hash = canonical_hash(definition)
+    instant = _sweep_instant(now, settings.directory, definition_hash, environ)
+    made = _compose_points(schema, base, points, settings, files, {**options, "now": instant})
     return Sweep(
         name=settings.name,
         directory=settings.directory,
@@ -187,11 +197,29 @@ def sweep(
         executor=settings.executor,
         executor_options=settings.executor_options,
         definition=definition,
-        definition_hash=canonical_hash(definition),
+        definition_hash=definition_hash,
         origins=leaf_origins(schema, base, files, **options),
         sources={shown: sha256_text(text) for shown, text in files.texts.items()},
         cwd=os.getcwd(),
+        now=instant,
     )
+
+
+def _sweep_instant(
+    now: datetime.datetime | str | None,
+    directory: Path,
+    definition_hash: str,
+    environ: Mapping[str, str] | None,
+) -> datetime.datetime:
+    if now is not None:
+        return checked_instant(now)
+    path = directory / SWEEP_FILE
+    previous = read_json(path)
+    if previous is not None and previous.get("hash") == definition_hash:
+        recorded = recorded_now(previous, path)
+        if recorded is not None:
+            return recorded
+    return run_instant(environ)
 
 
 def canonical_hash(data: Any) -> str:

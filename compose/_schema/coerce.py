@@ -3,6 +3,11 @@
 Values are typed here, before merging and interpolation, so `--seed 3` is the int 3 wherever
 it goes (a validator comparing it with a TOML int sees equal values). Text that does not fit
 its type is left as text for Pydantic to reject with the flag as its origin.
+
+A list or dict may be written as JSON or as Python writes it (`['a', 'b']`, `{'k': None}`):
+sweep agents pass every value as `str()` of it (W&B's `${args}`). A section still takes no
+dict (the guide: "nested pydantic-model fields reject JSON strings"); `compose.from_flat`
+spreads W&B's nested parameters into its fields' keys.
 """
 
 from __future__ import annotations
@@ -191,12 +196,14 @@ def _json(text: str, key: str, origin: str, expected: type) -> Any:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ArgvError(
-            f"invalid JSON: {error.msg} at column {error.colno}",
-            key=key,
-            value=text,
-            origin=origin,
-        ) from None
+        value = python_literal(text)
+        if value is NOT_LITERAL:
+            raise ArgvError(
+                f"invalid JSON: {error.msg} at column {error.colno}",
+                key=key,
+                value=text,
+                origin=origin,
+            ) from None
     except (RecursionError, ValueError) as error:  # nested too deeply, an int too long
         reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise ArgvError(f"invalid JSON: {reason}", key=key, value=text, origin=origin) from None
@@ -208,6 +215,44 @@ def _json(text: str, key: str, origin: str, expected: type) -> Any:
         want = "object" if expected is dict else "array"
         raise ArgvError(f"expects a JSON {want}", key=key, value=text, origin=origin)
     return value
+
+
+class _NotLiteral:
+    """What `python_literal` gives for text that is no list or dict of JSON's kinds."""
+
+
+NOT_LITERAL = _NotLiteral()
+_LITERAL_SCALARS = (str, int, float, bool, type(None))
+
+
+def python_literal(text: str) -> Any:
+    """A list or dict written as Python's `str()` writes it (`['a', 'b']`, `{'k': True}`), as
+    a sweep agent passes it; `NOT_LITERAL` for anything else.
+
+    Read by `ast.literal_eval`, which evaluates literals only (never `eval`), and kept only
+    when it holds what JSON can (a tuple is a list): a set, bytes or a complex number is no
+    config value. Python's parser refuses nesting past 200 levels itself."""
+    if not text.startswith(("[", "{")):
+        return NOT_LITERAL
+    import ast  # noqa: PLC0415  # only for a value that is not JSON: not on every start
+
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NOT_LITERAL  # ValueError: a name, a call, an integer longer than Python converts
+    return _json_kinds(value)
+
+
+def _json_kinds(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        items = [_json_kinds(item) for item in value]
+        return NOT_LITERAL if any(item is NOT_LITERAL for item in items) else items
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            return NOT_LITERAL
+        table = {key: _json_kinds(item) for key, item in value.items()}
+        return NOT_LITERAL if any(item is NOT_LITERAL for item in table.values()) else table
+    return value if isinstance(value, _LITERAL_SCALARS) else NOT_LITERAL
 
 
 def untyped(text: str, key: str, origin: str) -> Any:

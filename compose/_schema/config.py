@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+from compose._syntax import FROZEN_ATTR
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class BaseConfig(BaseModel):
@@ -32,6 +38,27 @@ class BaseConfig(BaseModel):
     __compose_memo__ = None
     __compose_migrations__ = None  # compose._schema.plan.MIGRATIONS_ATTR: `versioned` sets it
 
+    # Frozen results (`compose._schema.frozen`): one lookup in the instance's dict added to an
+    # assignment, none to a composition (Pydantic fills `__dict__` without `__setattr__`).
+    def __setattr__(self, name: str, value: Any) -> None:
+        if FROZEN_ATTR in self.__dict__ and name not in self.__private_attributes__:
+            raise _refused(self, name, "assign", value)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if FROZEN_ATTR in self.__dict__ and name not in self.__private_attributes__:
+            raise _refused(self, name, "delete")
+        super().__delattr__(name)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """Pydantic's `model_copy`; a frozen result's copy is frozen, its `update` values too."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update and FROZEN_ATTR in self.__dict__:
+            from compose._schema.frozen import refreeze  # noqa: PLC0415  # frozen results only
+
+            refreeze(copied, update)
+        return copied
+
     @model_validator(mode="before")
     @classmethod
     def _compose_meaning(cls, data: Any) -> Any:
@@ -41,3 +68,9 @@ class BaseConfig(BaseModel):
         from compose._schema.prepare import prepare_fields  # noqa: PLC0415
 
         return prepare_fields(cls, data)
+
+
+def _refused(model: BaseModel, name: str, what: str, *value: Any) -> Exception:
+    from compose._schema.frozen import refuse  # noqa: PLC0415  # only a frozen result needs it
+
+    return refuse((*model.__dict__[FROZEN_ATTR], name), what, *value)

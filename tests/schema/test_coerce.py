@@ -252,6 +252,71 @@ def test_model_field_rejects_json() -> None:
     )
 
 
+# --- Python-literal lists and dicts: what sweep agents pass (`str()` of the value) ------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "field", "expected"),
+    [
+        (["--strs=['a', 'b']"], "strs", ["a", "b"]),
+        (["--ints", "[1, 2]"], "ints", [1, 2]),
+        (["--maybe-ints=[1, 2]"], "maybe_ints", [1, 2]),
+        (
+            ["--extra={'k': True, 'n': None, 'l': [1.5, 'x']}"],
+            "extra",
+            {"k": True, "n": None, "l": [1.5, "x"]},
+        ),
+        (["--counts={'a': 1}"], "counts", {"a": 1}),
+        (["--labels={'t': ('a', 'b')}"], "labels", None),
+        (["--labels", '{"json": "still"}'], "labels", {"json": "still"}),
+    ],
+)
+def test_python_literal_collections(argv: list[str], field: str, expected: object) -> None:
+    """W&B's agent writes `--KEY={value}` with Python's `str()`: `['a', 'b']`, `{'k': True}`."""
+    if expected is None:  # a tuple reads as a list, which a str value does not take
+        with pytest.raises(ConfigValidationError, match=r"--labels.t = \['a', 'b'\]"):
+            parse(Scalars, argv)
+        return
+    assert value(field, *argv) == expected
+
+
+def test_python_literal_none_in_a_list_of_optionals() -> None:
+    class Optionals(Scalars):
+        maybe: list[int | None] = []
+
+    assert parse(Optionals, ["--maybe=[1, None]"]).maybe == [1, None]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[1, {2}]",  # a set
+        "[b'x']",  # bytes
+        "[1j]",  # a complex number
+        "{1: 'a'}",  # a key that is not text
+        "[__import__('os')]",  # a call: literal_eval evaluates literals only
+        "['a', 'b'",  # unclosed
+    ],
+)
+def test_what_is_neither_json_nor_a_plain_literal_is_bad_json(text: str) -> None:
+    field = "counts" if text.startswith("{") else "strs"
+    with pytest.raises(ArgvError) as info:
+        parse(Scalars, [f"--{field}={text}"])
+    assert str(info.value).startswith(f"--{field} = {text!r}: invalid JSON: ")
+
+
+def test_a_python_literal_nested_past_the_parser_s_limit_is_bad_json() -> None:
+    text = "[" * 300 + "'a'" + "]" * 300  # single quotes: not JSON, so read as Python
+    with pytest.raises(ArgvError, match="invalid JSON"):
+        parse(Scalars, [f"--strs={text}"])
+
+
+def test_a_section_still_rejects_a_python_dict() -> None:
+    """The guide: model fields reject JSON (and so Python) dicts; `from_flat` spreads them."""
+    with pytest.raises(ArgvError, match="is a section"):
+        parse(RLConfig, ["--orchestrator.algo={'type': 'max_rl'}"])
+
+
 # --- literals, unions, enums, paths ------------------------------------------------------------
 
 

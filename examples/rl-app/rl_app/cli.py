@@ -11,6 +11,7 @@ to the one it read. Nothing is ever trained or served: this is an example of con
 
 from __future__ import annotations
 
+import datetime
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose import ComposeError, cli, write_configs
+from compose import ComposeError, cli, run_instant, write_configs
 from rl_app.config.inference import InferenceConfig
 from rl_app.config.orchestrator import OrchestratorConfig
 from rl_app.config.rl import InferenceEntry, OrchestratorEntry, RLConfig, TrainerEntry
@@ -43,9 +44,10 @@ COMPONENTS: dict[str, tuple[type[LaunchOptions], type[BaseModel]]] = {
 def rl(argv: Argv = None) -> None:
     """`rl`: resolve the whole run, write every config file, print the launch plan."""
     tokens = list(sys.argv[1:] if argv is None else argv)
-    config = cli(RLConfig, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX)
+    now = _instant()  # one instant for `${now:}` and the record: a rerun composes at it again
+    config = cli(RLConfig, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX, now=now)
     _write(config.output_dir, {"rl": config, **config.components()})
-    _record(config, tokens)
+    _record(config, tokens, now)
     if config.dry_run:
         print("dry run: nothing started; drop --dry-run to see the launch plan")
         return
@@ -106,14 +108,29 @@ def _write(output_dir: Path, files: dict[str, Any]) -> None:
     _print_written(written)
 
 
-def _record(config: RLConfig, tokens: list[str]) -> None:
+def _instant() -> datetime.datetime:
+    """This run's instant ($COMPOSE_NOW, else now); bad input like any other: one line, exit 2."""
+    try:
+        return run_instant()
+    except ComposeError as error:
+        sys.stderr.write(f"error: {error.format()}\n")
+        raise SystemExit(error.exit_code) from None
+
+
+def _record(config: RLConfig, tokens: list[str], now: datetime.datetime) -> None:
     """OUTPUT_DIR/run.json beside the configs: how this config was made, so that
     `rl --from-run OUTPUT_DIR [changes]` composes it again."""
     from compose import write_run_record  # noqa: PLC0415  # it loads the engine: not for `rl --help`
 
     try:
         write_run_record(
-            config.output_dir, config, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX
+            config.output_dir,
+            config,
+            tokens,
+            prog="rl",
+            search_path=[CONF],
+            env_prefix=ENV_PREFIX,
+            now=now,
         )
     except ComposeError as error:
         sys.stderr.write(f"error: {error.format()}\n")

@@ -1,0 +1,179 @@
+"""A config as one flat table, `{dotted.key: value}`, for experiment trackers, and back to flags.
+
+A tracker shows and queries a config by key: W&B sweeps name parameters with dots, and a
+nested config logged beside them gives each value twice (wandb #982, #5477); MLflow's params
+are flat text of bounded length. `to_flat` gives every value of a resolved config under the
+dotted key a flag takes (`--trainer.optim.lr`), secrets masked. `flags_of` and `flat_argv`
+are the way back: what a sweep agent or an HPO trial hands over (typed values, or the `str()` of
+them) as the flag tokens the command line reads, so that it is validated as flags are.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import PurePath
+from typing import Any
+
+from pydantic import BaseModel
+
+from compose._output.plain import to_data
+from compose._schema.shape import ANY, Shape, model_shape
+from compose._schema.walk import walk
+from compose._syntax import NONE_TEXT, TRUNCATED, split_dotted
+from compose.errors import ComposeError
+
+# The longest param value MLflow 3 takes (`mlflow.utils.validation.MAX_PARAM_VAL_LENGTH`; older
+# servers take 500, the oldest 250: pass theirs as `max_length`). tests/output/test_trackers.py
+# checks it against the installed MLflow.
+MLFLOW_MAX_PARAM_LENGTH = 6000
+# A cut value keeps room for its marker: a limit below this would keep nothing of the value.
+_SHORTEST_LIMIT = 40
+
+
+def to_flat(
+    config: BaseModel | Mapping[str, Any], *, text: bool = False, max_length: int | None = None
+) -> dict[str, Any]:
+    """`config` as `{dotted.key: value}`, one key per value in field order: what a tracker logs.
+
+    Keys are spelt as flags take them (field names, dict keys as they are), so a key names
+    the same value in the tracker, in a sweep's parameters and on the command line. Secrets
+    are masked (`**********`). Lists stay lists and None stays None: W&B's config holds both.
+    A section or dict is spread into its keys; an empty one, or a dict with a key that no
+    dotted key can name (empty, holding `.` or `=`, blank at an end), stays one value.
+
+    With `text`, each value is the text a flag takes for it (MLflow's params are text):
+    `str()` of a scalar, JSON of a list or dict. A text longer than `max_length` (default
+    MLflow's, 6000) is cut to it, ending with `... [N more characters]`, rather than split
+    into parts: `key.0`, `key.1` would read as list indexes on the command line, so a part
+    could never come back as the value. Log the whole config as an artifact beside it.
+    """
+    if max_length is not None and not text:
+        raise ValueError("max_length cuts text: pass text=True with it")
+    limit = MLFLOW_MAX_PARAM_LENGTH if max_length is None else max_length
+    if text and limit < _SHORTEST_LIMIT:
+        raise ValueError(f"max_length must be at least {_SHORTEST_LIMIT}, got {limit}")
+    tree = to_data(config)  # masks secrets: a tracker is a place people look
+    if not isinstance(tree, dict):
+        raise TypeError(f"to_flat needs a model or a dict, got {type(config).__name__}")
+    flat = {key: _nones(value) for key, value in _leaves(tree, "")}
+    if text:
+        return {key: cut(flag_text(value), limit) for key, value in flat.items()}
+    return flat
+
+
+def _leaves(table: dict[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and value and all(map(_plain_segment, value)):
+            yield from _leaves(value, dotted + ".")
+        else:
+            yield dotted, value
+
+
+def _plain_segment(key: str) -> bool:
+    """Whether a dotted key can hold `key` as one segment (`from_flat` takes it back)."""
+    return "." not in key and is_flat_key(key)
+
+
+def is_flat_key(key: str) -> bool:
+    """A key a flag can be made of: not empty, no `=` (`--KEY=VALUE` splits at the first), no
+    blank at either end, and not read as an argv token of its own (`-`, `@`, `~`)."""
+    return bool(key) and "=" not in key and key.strip() == key and key[0] not in "-@~"
+
+
+def _nones(value: Any) -> Any:
+    """Plain data's "None" text as None again (a tracker and JSON have null)."""
+    if value == NONE_TEXT and isinstance(value, str):
+        return None
+    if isinstance(value, list):
+        return [_nones(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _nones(item) for key, item in value.items()}
+    return value
+
+
+def flag_text(value: Any) -> str:
+    """A value as the one token a flag takes for it: `str()` of a scalar (`True`, `None`,
+    `1e-05`), JSON of a list or dict; text as it is."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, enum.Enum):
+        return flag_text(value.value)
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, default=_json_default)
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    """What JSON lacks, inside a list or dict handed back (an export holds plain data only)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, PurePath):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"{type(value).__name__} is no config value")
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters: cut, with a marker that says how much was left out."""
+    if len(text) <= limit:
+        return text
+    dropped = len(text) - limit
+    while True:  # the marker's length depends on the count it shows
+        marker = TRUNCATED.format(count=dropped)
+        kept = limit - len(marker)
+        if len(text) - kept == dropped:
+            return text[:kept] + marker
+        dropped = len(text) - kept
+
+
+def is_cut(text: str) -> bool:
+    """Whether `text` ends with the marker `cut` leaves."""
+    head, _, count = TRUNCATED.partition("{count}")
+    if not text.endswith(count):
+        return False
+    _, found, digits = text[: -len(count)].rpartition(head)
+    return bool(found) and digits.isdigit()
+
+
+def flags_of(root: Shape, key: str, value: Any) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(dotted key, tokens) of each flag that `key: value` of a flat dict sets, one token each
+    (`flag_text`). A dict given to a section (W&B's nested parameters) sets its fields one by
+    one, as a section takes no dict on the command line; an empty one enables the section (a
+    bare flag, no token). A dict for a dict field, or for a key the schema does not know, is
+    one value, which the flag's rules judge."""
+    if isinstance(value, dict) and _names_section(root, key):
+        if not value:
+            yield key, ()
+            return
+        for name, item in value.items():
+            yield from flags_of(root, f"{key}.{name}", item)
+    else:
+        yield key, (flag_text(value),)
+
+
+def _names_section(root: Shape, key: str) -> bool:
+    if root.model is None:
+        return False
+    try:
+        target = walk(root, split_dotted(key), {}, "--" + key)
+    except ComposeError:
+        return False
+    return target.shape.is_section
+
+
+def flat_argv(flat: Mapping[str, Any], schema: type[BaseModel] | None = None) -> list[str]:
+    """`{dotted.key: value}` as command-line tokens, `--KEY=VALUE` each: for an entrypoint
+    started as a process (an HPO loop's trial). With `schema`, a dict given to a section is
+    spread into its fields' keys, as `from_flat` does; without, it is passed as JSON."""
+    root = model_shape(schema) if schema is not None else ANY
+    return [
+        f"--{key}={tokens[0]}" if tokens else f"--{key}"
+        for given, value in flat.items()
+        for key, tokens in flags_of(root, given, value)
+    ]
