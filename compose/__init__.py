@@ -30,7 +30,7 @@ from compose.errors import (
 )
 
 if TYPE_CHECKING:
-    from compose._api import compose, from_flat, parse
+    from compose._api import compose, from_flat, parse, to_argv
     from compose._cli.entry import cli
     from compose._interp.clock import run_instant
     from compose._interp.resolvers import (
@@ -88,6 +88,7 @@ __all__ = [
     "run_instant",
     "submit_sweep",
     "sweep",
+    "to_argv",
     "to_flat",
     "to_toml",
     "unregister_resolver",
@@ -117,6 +118,7 @@ _LAZY = {  # name -> the module that defines it
     "run_instant": "compose._interp.clock",
     "submit_sweep": "compose._runs.records",
     "sweep": "compose._runs.sweep",
+    "to_argv": "compose._api",
     "to_flat": "compose._output.flat",
     "to_toml": "compose._output.toml",
     "unregister_resolver": "compose._interp.resolvers",

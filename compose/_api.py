@@ -21,6 +21,7 @@ from compose._input.argv import (
     HelpItem,
     Item,
     ValueItem,
+    item_spans,
     parse_overrides,
     program_name,
     split_argv,
@@ -44,6 +45,7 @@ from compose._schema.shape import Shape
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import SECRET_MASK, kebab_case, snake_case
 from compose._tree import KeyPath, at_path
+from compose._warn import held
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, HelpRequested, gather
 
 if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by every composition
@@ -316,6 +318,123 @@ def _frozen(value: Any) -> Any:
     from compose._schema.frozen import freeze  # noqa: PLC0415  # only frozen results need it
 
     return freeze(value)
+
+
+def to_argv(
+    config: BaseModel | Mapping[str, Any],
+    base: Sequence[str],
+    *,
+    schema: type[BaseModel] | None = None,
+    minimal: bool = True,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The flags that, put after the command line `base`, give `config`: the overrides that
+    differ, so that `parse(type(config), [*base, *to_argv(config, base)]) == config`.
+
+    `config` is a validated model (its class is the schema `base` is composed with; `schema`,
+    when given, must be that class) or, without a schema, a plain dict as `compose(files)`
+    returns. `base` is composed as `parse` composes it, with the same options. With `minimal`
+    (the default), flags that other flags make unneeded (a value a validator derives from a
+    shared one) are left out. A secret's flag holds the mask `**********`, with a warning: the
+    argv never carries a secret's value. Raises `ComposeError`: the base's own, or an
+    `OutputError` naming a key whose value no flag can give.
+    """
+    from compose._output.argv import overrides_between  # noqa: PLC0415  # only this needs it
+
+    schema = _schema_of(config, schema)
+    _check_resolvers(resolvers)
+    files = FileCache()  # each file read once, for the many compositions below
+
+    def composed(argv: list[str]) -> Any:
+        with held():  # the base's warnings are not this call's, nor a trial's
+            if schema is None:
+                return parse_plain(
+                    argv,
+                    files,
+                    resolvers=resolvers,
+                    search_path=search_path,
+                    env_prefix=env_prefix,
+                    environ=environ,
+                )
+            return parse_reading(
+                schema,
+                argv,
+                files,
+                resolvers=resolvers,
+                search_path=search_path,
+                env_prefix=env_prefix,
+                environ=environ,
+            )
+
+    tokens = list(base)
+    have = composed(tokens)
+    root = root_shape(schema)
+    want = dict(config) if isinstance(config, Mapping) else config
+    return overrides_between(
+        want,
+        have,
+        root,
+        lambda flags: composed([*tokens, *flags]),
+        minimal=minimal,
+        open_ended=_open_ended(tokens),
+    )
+
+
+def _open_ended(argv: list[str]) -> bool:
+    """Whether argv ends with a flag that takes the tokens after it (`--tags a b`)."""
+    spans = item_spans(argv)
+    if not spans or not isinstance(spans[-1][0], ValueItem):
+        return False
+    return "=" not in spans[-1][1][0]
+
+
+def _schema_of(
+    config: BaseModel | Mapping[str, Any], schema: type[BaseModel] | None
+) -> type[BaseModel] | None:
+    """The class `config` is of, which must be the `schema` given; None for a plain dict."""
+    if isinstance(config, BaseModel):
+        if schema is not None and type(config) is not schema:
+            raise ArgvError(
+                f"config is a {type(config).__name__}, but the base composes a {schema.__name__}",
+                origin="to_argv",
+                hint="pass a config of the schema the base command line is for",
+            )
+        return type(config)
+    if not isinstance(config, Mapping):
+        raise ArgvError(
+            "config is a model instance or a plain dict",
+            value=type(config).__name__,
+            origin="to_argv",
+        )
+    if schema is not None:
+        raise ArgvError(
+            f"config is a plain dict, but the base composes a {schema.__name__}",
+            origin="to_argv",
+            hint="pass the validated model instead (a dict goes with no schema)",
+        )
+    return None
+
+
+def parse_plain(
+    argv: Sequence[str],
+    files: FileCache | None = None,
+    *,
+    resolvers: Resolvers = None,
+    search_path: Dirs = (),
+    env_prefix: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """A command line composed without a schema, resolved: the dict `compose(files)` gives."""
+    items = with_environment(split_argv(list(argv)), env_prefix, environ)
+    composed = compose_items(items, None, as_search_path(search_path), files)
+    resolve(composed, resolvers, convert=plain_nones)
+    if composed.pending:
+        raise gather(composed.pending)
+    result: dict[str, Any] = plain_nones(composed.tree)
+    return result
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:

@@ -6,7 +6,8 @@
     ├── UnknownKeyError           a key that the schema does not have (with a did-you-mean)
     ├── ConfigValidationError     a value the schema rejects: wrong type, failed validator, bad None
     ├── InterpolationError        a ${...} that cannot be resolved: missing key, cycle, bad grammar
-    ├── OutputError               configs could not be written: a directory not made or writable
+    ├── OutputError               configs could not be written: a directory not made or writable,
+    │                             or a value no flag gives (`to_argv`)
     ├── FrozenError               not bad input: a frozen result was assigned to, deleted from or
     │                             mutated; also a `dataclasses.FrozenInstanceError` (an
     │                             AttributeError), what frozen dataclasses and attrs raise
@@ -150,7 +151,8 @@ class InterpolationError(ComposeError):
 
 
 class OutputError(ComposeError):
-    """`write_configs` could not write: the directory cannot be made, or is not writable."""
+    """`write_configs` could not write: the directory cannot be made, or is not writable; or
+    `to_argv` could not write a value as a flag (text starting with `@`, a key no flag spells)."""
 
 
 class FrozenError(ComposeError, dataclasses.FrozenInstanceError):

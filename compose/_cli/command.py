@@ -2,7 +2,7 @@
 
     compose show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
     compose explain [--schema MODULE:CLASS] KEY ARGV...
-    compose diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+    compose diff [--resolved] [--as-argv] [--schema MODULE:CLASS] LEFT... -- RIGHT...
     compose check [--schema MODULE:CLASS] [--roles FILE] [--quiet] PATH...
     compose schema MODULE:CLASS
     compose completion bash|zsh|fish PROG
@@ -62,8 +62,9 @@ commands:
       print the composition of ARGV (interpolations as written, unless --resolved)
   explain [--schema MODULE:CLASS] KEY ARGV...
       every node that set KEY, in order, and the value that wins
-  diff [--resolved] [--schema MODULE:CLASS] LEFT... -- RIGHT...
-      the values that differ between two compositions, with their origins
+  diff [--resolved] [--as-argv] [--schema MODULE:CLASS] LEFT... -- RIGHT...
+      the values that differ between two compositions, with their origins; with --as-argv,
+      the flags that, put after LEFT, give RIGHT (one shell-quoted line, none if equal)
   check [--schema MODULE:CLASS] [--roles FILE] [--quiet] PATH...
       every config file under PATH judged as what it is (a root config, or an overlay at a
       section: compose-check.toml says, or the config group's directory), every problem with
@@ -85,7 +86,7 @@ exist as written are looked up (then the working directory, then $COMPOSE_PATH);
 --env-prefix PREFIX: variables named PREFIX and a key path (RL_TRAINER__OPTIM__LR, with RL_)
 set values below the files, as in an entrypoint with env_prefix=PREFIX
 """
-_FLAGS = frozenset({"--resolved", "--origins", "--quiet", "--check"})
+_FLAGS = frozenset({"--resolved", "--origins", "--quiet", "--check", "--as-argv"})
 _REPEATED = frozenset({"--search-path"})  # valued, and each one given adds to the others
 _COMPOSING = frozenset({"--env-prefix"}) | _REPEATED  # of every command that composes ARGV
 _VALUED = frozenset({"--schema", "--format", "--roles", "--section"}) | _COMPOSING
@@ -94,7 +95,7 @@ _ALLOWED = {
     "show": frozenset({"--resolved", "--origins", "--schema", "--format"}) | _COMPOSING,
     "check": frozenset({"--schema", "--roles", "--search-path", "--quiet"}),
     "explain": frozenset({"--schema"}) | _COMPOSING,
-    "diff": frozenset({"--resolved", "--schema"}) | _COMPOSING,
+    "diff": frozenset({"--resolved", "--as-argv", "--schema"}) | _COMPOSING,
     "schema": frozenset(),
     "completion": frozenset(),
     "job": frozenset(),
@@ -403,11 +404,32 @@ def diff(options: Options) -> int:
     if "--" not in options.rest:
         raise ArgvError("expects LEFT... -- RIGHT...", key="diff")
     split = options.rest.index("--")
+    if "--as-argv" in options.flags:
+        return _diff_as_argv(options.rest[:split], options.rest[split + 1 :], options)
     left = compose_argv(options.rest[:split], options)
     right = compose_argv(options.rest[split + 1 :], options)
     lines = list(_differences(left, right))
     write_text(sys.stdout, "".join(line + "\n" for line in lines) if lines else "no differences\n")
     return 1 if lines else 0
+
+
+def _diff_as_argv(left: list[str], right: list[str], options: Options) -> int:
+    """The flags that, after LEFT, compose what RIGHT composes (resolved and validated, with a
+    schema): one line a shell reads back, pasted after LEFT's command line."""
+    import shlex  # noqa: PLC0415  # this option only
+
+    from compose._api import parse, parse_plain, to_argv  # noqa: PLC0415  # see above
+
+    schema = options.schema
+    composing: dict[str, Any] = {
+        "search_path": options.search_path,
+        "env_prefix": options.values.get("--env-prefix"),
+    }
+    config = parse(schema, right, **composing) if schema else parse_plain(right, **composing)
+    flags = to_argv(config, left, schema=schema, **composing)
+    if flags:
+        write_text(sys.stdout, shlex.join(flags) + "\n")
+    return 1 if flags else 0
 
 
 def _differences(left: Result, right: Result) -> Iterator[str]:

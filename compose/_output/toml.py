@@ -44,6 +44,18 @@ def to_toml(
     return _stamped(value, text)
 
 
+def inline_value(data: Any, *, literal: bool = True) -> str:
+    """Plain data (`to_data`'s) as one TOML value, as it stands right of a key's `=`: what a
+    command-line value of an untyped key reads back (`compose._output.argv`)."""
+    return _Writer(None, escape if literal else _same).value(data)
+
+
+def scalar_text(value: Any) -> str:
+    """A number, boolean or date as TOML writes it: a float's repr (which reads back the same
+    float), `inf`, `true`; an integer past 4,300 digits in hexadecimal."""
+    return _scalar(value)
+
+
 def _stamped(value: object, text: str) -> str:
     """A model whose class declares schema versions (`versioned`) is written with its version
     as the first key: a later version of the app knows from it which migrations it needs."""

@@ -65,7 +65,11 @@ def _bare(shape: Shape, key: str, origin: str) -> Any:
 
 
 def convert_text(text: str, shape: Shape, key: str, origin: str) -> Any:
-    """One token for one target; an interpolation waits, as text, to be resolved first."""
+    """One token for one target; an interpolation waits, as text, to be resolved first. A
+    JSON object for a dict is data at once, as a JSON array for a list is: the `${` in its
+    values are resolved there, one value each."""
+    if shape.kind is Kind.DICT and text.startswith("{"):
+        return _json(text, key, origin, dict)
     if INTERPOLATION in text:
         return text
     if text == NONE_TEXT:

@@ -224,6 +224,13 @@ def test_json_dict_merges_with_dotted_keys() -> None:
     assert config.extra == {"a": 1, "b": 2}
 
 
+def test_a_json_object_is_data_before_interpolation() -> None:
+    """As a list's JSON array: each value resolves by itself, an escaped `${` stays literal
+    (what `to_argv` writes for text holding it)."""
+    config = parse(Scalars, ["--labels", r'{"a": "${extra.k}-x", "b": "\\${no}"}', "--extra.k=3"])
+    assert config.labels == {"a": "3-x", "b": "${no}"}
+
+
 def test_bare_dict_flag_gives_an_empty_dict() -> None:
     assert value("extra", "--extra") == {}
 
