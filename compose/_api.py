@@ -132,17 +132,24 @@ def compose(
     if schema is not None:
         resolve(composed, resolvers, clock=clock)
         return finished(bind(composed, schema), frozen)
-    # Schema-less, resolution itself turns "None" into None in the values it writes, so the
-    # whole-tree walk below is needed only where files or flags may hold "None" text.
+    result = _plain_result(composed, items, flagged, resolvers, clock)
+    return _frozen(result) if frozen else result
+
+
+def _plain_result(
+    composed: Composed, items: list[Item], flagged: bool, resolvers: Resolvers, clock: _Clock
+) -> dict[str, Any]:
+    """A schema-less composition resolved, its "None" text None: the dict `compose` gives.
+    Resolution itself turns "None" into None in the values it writes, so the whole-tree walk is
+    needed only where files or flags (when `flagged`: values besides the files) may hold it."""
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
         resolve(composed, resolvers, convert=plain_nones, clock=clock)
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
-        result: dict[str, Any] = composed.tree  # no "None" text anywhere: nothing to convert
-    else:
-        result = plain_nones(composed.tree)
-    return _frozen(result) if frozen else result
+        return composed.tree  # no "None" text anywhere: nothing to convert
+    result: dict[str, Any] = plain_nones(composed.tree)
+    return result
 
 
 def parse(
@@ -430,11 +437,7 @@ def parse_plain(
     """A command line composed without a schema, resolved: the dict `compose(files)` gives."""
     items = with_environment(split_argv(list(argv)), env_prefix, environ)
     composed = compose_items(items, None, as_search_path(search_path), files)
-    resolve(composed, resolvers, convert=plain_nones)
-    if composed.pending:
-        raise gather(composed.pending)
-    result: dict[str, Any] = plain_nones(composed.tree)
-    return result
+    return _plain_result(composed, items, True, resolvers, _clock(None, environ))
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:
