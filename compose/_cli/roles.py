@@ -105,7 +105,7 @@ def read_roles(path: str | None, schema: str | None) -> Roles:
         default = schema
     elif default is None and len(entrypoints) == 1:
         default = next(iter(entrypoints))
-    base = Path(found).resolve().parent if found is not None else Path.cwd()
+    base = _real(found).parent if found is not None else Path.cwd()
     roles = Roles(
         base=base,
         entrypoints=entrypoints,
@@ -167,10 +167,16 @@ def _is_config_name(name: str) -> bool:
 def _matches(patterns: Sequence[str], path: str, roles: Roles) -> bool:
     """`path` matched by a pattern, relative to the mapping's directory (`*` crosses `/`)."""
     try:
-        relative = Path(path).resolve().relative_to(roles.base).as_posix()
+        relative = _real(path).relative_to(roles.base).as_posix()
     except ValueError:  # outside the mapping's tree: patterns relative to it cannot name it
         relative = Path(path).as_posix()
     return any(fnmatch.fnmatchcase(relative, pattern) for pattern in patterns)
+
+
+def _real(path: str) -> Path:
+    """`path` with its symlinks followed, as far as they go: a loop (`a -> b -> a`) stays a
+    path, the file's own problem when it is read, where `Path.resolve` would raise."""
+    return Path(os.path.realpath(path))
 
 
 def roles_of(
@@ -211,8 +217,8 @@ def _declared(rule: FileRule, roles: Roles) -> list[Role] | None:
 def _group_sections(path: str, schema: type[BaseModel], search_path: Sequence[str]) -> list[str]:
     """The sections a file of a config group is laid over: `conf/optim/muon.toml` (with `conf`
     on the search path, or the working directory) -> every section whose field is `optim`."""
-    group_dir = Path(path).resolve().parent
-    roots = [Path(d).resolve() for d in (*search_path, os.getcwd())]
+    group_dir = _real(path).parent
+    roots = [_real(d) for d in (*search_path, os.getcwd())]
     if group_dir.parent not in roots:
         return []
     return [s for s in section_paths(schema) if s.rpartition(".")[2] == group_dir.name]

@@ -287,6 +287,24 @@ def test_syntax_errors_and_missing_files_are_problems_not_tracebacks(
     assert lines[-1] == "checked 2 files: 0 fit, 2 with problems"
 
 
+def test_a_symlink_loop_in_the_tree_is_a_problem_of_that_file_not_a_traceback(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`a.toml -> b.toml -> a.toml` (and a directory linking to itself): the loop is that
+    file's problem, the rest of the tree is still judged."""
+    write(tree, "conf/ok.toml", "seq_len = 1\n")
+    (tree / "conf" / "a.toml").symlink_to("b.toml")
+    (tree / "conf" / "b.toml").symlink_to("a.toml")
+    (tree / "conf" / "self").symlink_to(".")
+    mapping = "exclude = ['nothing/*']\n[entrypoints]\napp = 'checkapp:App'\n"
+    write(tree, "compose-check.toml", mapping)
+    code, lines, err = check(capsys, "conf")
+    assert (code, err) == (1, "")
+    assert "conf/ok.toml: fits as a root config of app" in lines
+    assert any(line.startswith("conf/a.toml: ") and "symbolic links" in line for line in lines)
+    assert lines[-1] == "checked 3 files: 1 fit, 2 with problems"
+
+
 def test_the_repositorys_own_conf_and_examples_fit() -> None:
     """What CI runs (`.ci/run`): every config file of the example app's tree, as the repo's
     compose-check.toml declares it, fits; a file added there must fit too, or be declared."""
