@@ -164,7 +164,7 @@ def _map_errors(
     # Unknown keys first, in the order the nodes wrote them (the tree keeps it), then the rest
     unknown_paths = sorted(
         (path for path, mapped in seen.items() if isinstance(mapped, UnknownKeyError)),
-        key=lambda path: _position(tree, path),
+        key=_positions(tree),
     )
     return [seen[path] for path in unknown_paths] + [
         mapped for mapped in seen.values() if not isinstance(mapped, UnknownKeyError)
@@ -193,20 +193,29 @@ def _mask_secrets(seen: dict[KeyPath, ComposeError], root: Shape, tree: Any) -> 
             seen[path] = mapped.evolve(value=SECRET_MASK)
 
 
-def _position(tree: Any, path: KeyPath) -> tuple[int, ...]:
-    """Where `path` is in the tree, as the index of each key in its table's order."""
-    position: list[int] = []
-    node = tree
-    for segment in path:
-        if isinstance(node, dict) and segment in node:
-            position.append(list(node).index(segment))
-            node = node[segment]
-        elif isinstance(node, list) and isinstance(segment, int) and segment < len(node):
-            position.append(segment)
-            node = node[segment]
-        else:
-            break
-    return tuple(position)
+def _positions(tree: Any) -> Callable[[KeyPath], tuple[int, ...]]:
+    """Where a path is in the tree, as the index of each key in its table's order; each
+    table's order is read once (a file of 100,000 unknown keys sorts in linear time)."""
+    orders: dict[KeyPath, dict[Any, int]] = {}
+
+    def position(path: KeyPath) -> tuple[int, ...]:
+        found: list[int] = []
+        node = tree
+        for depth, segment in enumerate(path):
+            if isinstance(node, dict) and segment in node:
+                order = orders.get(path[:depth])
+                if order is None:
+                    order = orders[path[:depth]] = {key: i for i, key in enumerate(node)}
+                found.append(order[segment])
+                node = node[segment]
+            elif isinstance(node, list) and isinstance(segment, int) and segment < len(node):
+                found.append(segment)
+                node = node[segment]
+            else:
+                break
+        return tuple(found)
+
+    return position
 
 
 def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Composed) -> ComposeError:
