@@ -19,7 +19,15 @@ from pydantic import BaseModel
 from compose._api import resolve
 from compose._bind.validate import bind, overlay_problems
 from compose._cli.entry import write_text
-from compose._cli.roles import Role, Roles, config_files, load_schema, read_roles, roles_of
+from compose._cli.roles import (
+    Role,
+    Roles,
+    config_files,
+    declared_at,
+    load_schema,
+    read_roles,
+    roles_of,
+)
 from compose._input.argv import FileItem
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed
@@ -63,9 +71,7 @@ def check_command(
 ) -> int:
     """Judge every file under `paths`; print each verdict; 1 if any file has a problem."""
     roles = read_roles(roles_file, schema)
-    schemas = {
-        name: load_schema(spec, f"entrypoints.{name}") for name, spec in roles.entrypoints.items()
-    }
+    schemas = {name: _entrypoint(roles, name, schema) for name in roles.entrypoints}
     files = list(config_files(paths or ["."], roles))
     included = included_roles(files, roles, schemas, (*search_path, *roles.search_path))
     verdicts = [judge(path, roles, schemas, search_path, included) for path in files]
@@ -75,6 +81,17 @@ def check_command(
     summary = f"checked {len(verdicts)} files: {len(verdicts) - bad} fit, {bad} with problems\n"
     write_text(sys.stdout, summary)
     return FOUND_PROBLEMS if bad else 0
+
+
+def _entrypoint(roles: Roles, name: str, flag: str | None) -> type[BaseModel]:
+    """The schema class of entrypoint `name`: `--schema`'s, or one of the mapping's (an
+    error names its line)."""
+    if name == flag:
+        return load_schema(name)
+    try:
+        return load_schema(roles.entrypoints[name], f"entrypoints.{name}")
+    except ComposeError as error:
+        raise error.evolve(origin=declared_at(roles, ("entrypoints", name))) from None
 
 
 def included_roles(

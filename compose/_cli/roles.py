@@ -20,8 +20,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from compose._input.argv import FileItem
+from compose._merge.fold import compose_items
 from compose._schema.shape import Kind, innermost, section_models, shape_of_field
 from compose._syntax import dotted
+from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError
 
 ROLES_FILE = "compose-check.toml"
@@ -121,18 +124,27 @@ def read_roles(path: str | None, schema: str | None) -> Roles:
 
 def _check_names(roles: Roles) -> None:
     """Every entrypoint a rule or `default` names is declared."""
-    named: list[tuple[str, str | None]] = [("default", roles.default)]
-    named += [(f"files[{i}].entrypoint", r.entrypoint) for i, r in enumerate(roles.rules)]
-    for key, name in named:
+    named: list[tuple[KeyPath, str | None]] = [(("default",), roles.default)]
+    named += [(("files", i, "entrypoint"), r.entrypoint) for i, r in enumerate(roles.rules)]
+    for path, name in named:
         if name is not None and name not in roles.entrypoints:
             known = ", ".join(roles.entrypoints) or "none declared"
             raise ComposeError(
                 "names no entrypoint of [entrypoints]",
-                key=key,
+                key=dotted(path),
                 value=name,
-                origin=roles.shown or None,
+                origin=declared_at(roles, path),
                 hint=f"entrypoints: {known}",
             )
+
+
+def declared_at(roles: Roles, path: KeyPath) -> str | None:
+    """Where the mapping wrote the value at `path` (`compose-check.toml:3`), for an error
+    about it; the mapping's name when no line is known, None when there is no mapping."""
+    if not roles.shown:
+        return None
+    item = FileItem(roles.shown, "", roles.shown)
+    return compose_items([item], RolesFile).origins.describe(path) or roles.shown
 
 
 def config_files(paths: Sequence[str], roles: Roles) -> Iterator[str]:

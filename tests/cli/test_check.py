@@ -262,8 +262,19 @@ def test_a_group_file_that_fits_none_of_its_sections_names_them_all(
     ("mapping", "expected"),
     [
         ("entrypont = 'x'\n", "entrypont"),
-        ("default = 'nope'\n[entrypoints]\napp = 'checkapp:App'\n", "nope"),
-        ("[entrypoints]\napp = 'checkapp:Missing'\n", "checkapp has no config class Missing"),
+        (
+            "default = 'nope'\n[entrypoints]\napp = 'checkapp:App'\n",
+            "default = 'nope' (from compose-check.toml:1): names no entrypoint",
+        ),
+        (
+            "[entrypoints]\napp = 'checkapp:App'\n[[files]]\nmatch = ['a']\nentrypoint = 'ap'\n",
+            "files.0.entrypoint = 'ap' (from compose-check.toml:5): names no entrypoint",
+        ),
+        (
+            "[entrypoints]\n\napp = 'checkapp:Missing'\n",
+            "entrypoints.app = 'checkapp:Missing' (from compose-check.toml:3): "
+            "checkapp has no config class Missing",
+        ),
     ],
 )
 def test_a_bad_mapping_is_bad_input_to_check_itself(
@@ -274,6 +285,15 @@ def test_a_bad_mapping_is_bad_input_to_check_itself(
     code, lines, err = check(capsys, ".")
     assert (code, lines) == (2, [])
     assert err.startswith("error: ") and expected in err and err.count("\n") == 1
+
+
+def test_a_bad_schema_flag_is_named_as_the_flag_beside_a_mapping(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "compose-check.toml", "[entrypoints]\napp = 'checkapp:App'\n")
+    code, _, err = check(capsys, "--schema", "checkapp:Nope", ".")
+    assert code == 2
+    assert err == "error: --schema = 'checkapp:Nope': checkapp has no config class Nope\n"
 
 
 def test_syntax_errors_and_missing_files_are_problems_not_tracebacks(
