@@ -103,7 +103,7 @@ def flag_text(value: Any) -> str:
         return flag_text(value.value)
     if isinstance(value, PurePath):
         return str(value)
-    if isinstance(value, (list, tuple, dict)):
+    if isinstance(value, (list, tuple, dict, set, frozenset)):  # a set as its sorted list
         return json.dumps(value, default=_json_default)
     return str(value)
 

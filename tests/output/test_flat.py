@@ -178,6 +178,7 @@ def test_export_comes_back_as_the_same_config() -> None:
         ({"trainer.optim.lr": "0.01"}, {"trainer.optim.lr": 0.01}),
         ({"trainer.tags": ["a", "b"]}, {"trainer.tags": ["a", "b"]}),
         ({"trainer.tags": "['a', 'b']"}, {"trainer.tags": ["a", "b"]}),  # W&B's str()
+        ({"trainer.tags": {"b", "a"}}, {"trainer.tags": ["a", "b"]}),  # not the text "{'b', 'a'}"
         ({"extra": "{'k': 1, 'n': None}"}, {"extra.k": 1, "extra.n": None}),
         ({"extra": {"k": True}}, {"extra.k": True}),
         ({"trainer.ckpt": "None"}, {"trainer.ckpt": None}),
