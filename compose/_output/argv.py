@@ -39,12 +39,12 @@ from typing import Any
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from compose._interp.data import escape  # as the TOML writer: not the resolver, only escapes
-from compose._output.plain import to_data
+from compose._output.plain import holds_secret, to_data
 from compose._output.toml import inline_value, scalar_text
 from compose._schema.coerce import parse_toml_value
 from compose._schema.keys import flag_segment
 from compose._schema.plan import plan_of
-from compose._schema.secrets import FromEnvironment
+from compose._schema.secrets import FromEnvironment, Verbatim
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import NEGATIONS, NONE_TEXT, SECRET_MASK
 from compose._warn import warn
@@ -285,7 +285,8 @@ class _Differ:
             for name, value in want.items():
                 yield from self.diff(value, _MISSING, item, _join(key, str(name)), depth + 1)
         else:
-            yield Override(key, (f"--{key}={_json(to_data(want, reveal=True), key)}",), depth)
+            text = _json(to_data(want, references=True), key)
+            yield Override(key, (f"--{key}={text}",), depth, secret=holds_secret(want))
 
     def _root_keys(self, want: dict[Any, Any], have: Any, item: Shape) -> Iterator[Override]:
         before = have if isinstance(have, dict) else {}
@@ -314,16 +315,17 @@ class _Differ:
 
     def _list(self, want: Any, shape: Shape, key: str, depth: int) -> Override:
         if key in self.whole:
-            data = to_data(want, reveal=True)
+            data = to_data(want, references=True)
         else:  # sections without the fields at their defaults, until that falls short
             self.whole.add(key)
             data = [_compact(item) for item in want]
         # A typed list reads one token starting with `[` as JSON; an untyped key, as TOML
         text = _json(data, key) if shape.kind is Kind.LIST else _untyped_text(data, key)
         flag = f"--{key}={text}"
+        secret = holds_secret(want)  # masked, as a secret field's own flag is
         if shape.merge is not None:  # a strategy list merges a flag into what files set
-            return Override(key, (f"~{key}", flag), depth)
-        return Override(key, (flag,), depth)
+            return Override(key, (f"~{key}", flag), depth, secret)
+        return Override(key, (flag,), depth, secret)
 
     def _scalar(self, want: Any, shape: Shape, key: str, depth: int) -> Override:
         if isinstance(want, _SECRETS):
@@ -358,7 +360,7 @@ def _compact(value: Any) -> Any:
     """A list element as plain data, a section without the fields that equal their class
     default (a tag is kept: it says which variant the section is)."""
     if not isinstance(value, BaseModel):
-        return to_data(value, reveal=True)
+        return to_data(value, references=True)
     table = {}
     for name, field in plan_of(type(value)).fields.items():
         item = getattr(value, name)
@@ -371,11 +373,34 @@ def _compact(value: Any) -> Any:
 def _same(want: Any, have: Any) -> bool:
     """Equal as configs compare (`==`: None is not the text "None", and the secret read from
     `${oc.env:NAME}` equals the same value written out); a secret equal to the mask the argv
-    wrote for it."""
-    masked = isinstance(have, _SECRETS) and _secret_text(have) == SECRET_MASK
-    if masked and isinstance(want, _SECRETS) and not isinstance(want, FromEnvironment):
+    wrote for it, at any depth of a list, dict or section."""
+    if want == have:
         return True
-    return bool(want == have)
+    if isinstance(want, _SECRETS):
+        masked = isinstance(have, _SECRETS) and _secret_text(have) == SECRET_MASK
+        return masked and not isinstance(want, FromEnvironment)
+    if not holds_secret(want):
+        return False
+    if isinstance(want, BaseModel):
+        fields = type(want).model_fields
+        return (
+            type(have) is type(want)
+            and want.__pydantic_extra__ == have.__pydantic_extra__
+            and all(_same(getattr(want, name), getattr(have, name)) for name in fields)
+        )
+    if isinstance(want, dict):
+        return (
+            isinstance(have, dict)
+            and want.keys() == have.keys()
+            and all(_same(item, have[name]) for name, item in want.items())
+        )
+    if isinstance(want, (list, tuple)):
+        return (
+            isinstance(have, (list, tuple))
+            and len(want) == len(have)
+            and all(_same(item, held) for item, held in zip(want, have, strict=True))
+        )
+    return False
 
 
 def _secret_text(secret: SecretStr | SecretBytes) -> str:
@@ -419,6 +444,8 @@ def _json(data: Any, key: str) -> str:
 
 
 def _escaped(data: Any) -> Any:
+    if isinstance(data, Verbatim):  # a secret's `${oc.env:NAME}`: read where it runs
+        return str(data)
     if isinstance(data, str):
         return escape(data)
     if isinstance(data, dict):

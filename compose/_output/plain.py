@@ -21,21 +21,30 @@ from compose._syntax import NONE_TEXT, SECRET_MASK
 __all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
 
 
-def to_data(value: Any, *, reveal: bool = False) -> Any:
+def to_data(value: Any, *, reveal: bool = False, references: bool = False) -> Any:
     """Plain TOML-ready data: models as dicts in field order, None as "None", paths as text.
 
     A `SecretStr` or `SecretBytes` is masked (`**********`), as everything shown to people
     is; `reveal` writes its value instead, for files that must reload to the same config, or
-    the `${oc.env:NAME}` it was read from, as `Verbatim` text (`compose._schema.secrets`)."""
+    the `${oc.env:NAME}` it was read from, as `Verbatim` text (`compose._schema.secrets`).
+    `references` writes that reference, which is no secret, but masks the others (flags)."""
     if isinstance(value, BaseModel):
         fields = type(value).model_fields
-        return {name: to_data(getattr(value, name), reveal=reveal) for name in fields}
+        return {
+            name: to_data(getattr(value, name), reveal=reveal, references=references)
+            for name in fields
+        }
     if isinstance(value, Mapping):
-        return {str(key): to_data(item, reveal=reveal) for key, item in value.items()}
+        return {
+            str(key): to_data(item, reveal=reveal, references=references)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [to_data(item, reveal=reveal) for item in items]
+        return [to_data(item, reveal=reveal, references=references) for item in items]
     if isinstance(value, _SECRETS):
+        if references and isinstance(value, FromEnvironment):
+            return Verbatim(value.reference)
         if not reveal:
             return SECRET_MASK
         if isinstance(value, FromEnvironment):  # the component reads its own environment

@@ -277,6 +277,43 @@ def test_a_secret_is_never_written(tmp_path: Path) -> None:
     assert "sk-live" not in " ".join(flags)
 
 
+class Login(BaseConfig):
+    user: str = "u"
+    token: SecretStr = SecretStr("")
+
+
+class Vault(BaseConfig):
+    logins: list[Login] = []
+    tokens: dict[str, SecretStr] = {}
+
+
+def test_a_secret_inside_a_list_or_a_dict_written_whole_is_never_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A list is written whole, and so is a dict that lost keys: a secret inside is masked
+    (with the warning), one read from the environment written as its reference."""
+    monkeypatch.setenv("ARGV_TEST_TOKEN", "sk-env")
+    config = parse(
+        Vault,
+        [
+            "--logins",
+            '[{"user": "a", "token": "sk-list"}, {"token": "${oc.env:ARGV_TEST_TOKEN}"}]',
+            "--tokens.b",
+            "sk-dict",
+        ],
+    )
+    with pytest.warns(ComposeWarning, match=r"the argv holds \*{10}"):
+        flags = to_argv(config, [])
+    assert not any("sk-" in flag for flag in flags), flags
+    assert flags == [
+        '--logins=[{"user": "a", "token": "**********"}, {"token": "${oc.env:ARGV_TEST_TOKEN}"}]',
+        "--tokens.b=**********",
+    ]
+    dotted = parse(Vault, ["--tokens", '{"a.b": "sk-dot"}'])  # no flag spells the key: whole
+    with pytest.warns(ComposeWarning, match=r"--tokens is a secret"):
+        assert to_argv(dotted, []) == ['--tokens={"a.b": "**********"}']
+
+
 def test_a_secret_read_from_the_environment_is_written_as_its_reference(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
