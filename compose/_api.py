@@ -40,7 +40,7 @@ from compose._merge.defaults import (
 from compose._merge.fold import compose_items, root_shape
 from compose._schema.coerce import may_spell_none
 from compose._schema.keys import suggest
-from compose._schema.secrets import names_secret, secret_fields
+from compose._schema.secrets import masks_secret, secret_fields
 from compose._schema.shape import Shape
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import SECRET_MASK, kebab_case, snake_case
@@ -274,7 +274,7 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
     items = []
     for dotted_key, tokens in flags:
         flag = "--" + dotted_key
-        if tokens and tokens[0] == SECRET_MASK and names_secret(root, flag):
+        if tokens and masks_secret(root, flag, tokens[0]):
             raise ConfigValidationError(
                 "is a secret shown masked, not its value: leave it out, or set it from the "
                 "environment (${oc.env:NAME})",

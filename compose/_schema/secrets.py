@@ -165,3 +165,38 @@ def names_secret(root: Shape, flag: str) -> bool:
     name = target.path[-1] if target.path else None
     field = plan_of(model).fields.get(name) if model is not None and isinstance(name, str) else None
     return field is not None and is_secret(field.info.annotation)
+
+
+def masks_secret(root: Shape, flag: str, text: str) -> bool:
+    """Whether `text`, given to the flag `--a.b`, holds a secret's mask where a value should
+    be: the mask itself for a secret (a field, or a dict's value), the mask inside for a list,
+    dict or section that holds secrets (what `to_flat` and `to_argv` write for one)."""
+    if SECRET_MASK not in text:
+        return False
+    try:
+        shape = walk(root, split_dotted(flag.removeprefix("--")), {}, flag).shape
+    except ComposeError:
+        return False
+    if _is_secret_shape(shape):
+        return text == SECRET_MASK
+    return _holds_secrets(shape)
+
+
+def _is_secret_shape(shape: Shape) -> bool:
+    return any(member in (SecretStr, SecretBytes) for member in shape.members)
+
+
+def _holds_secrets(shape: Shape) -> bool:
+    """Whether a value of `shape` may hold a secret, through lists, dicts and sections."""
+    stack, seen = [shape], set()
+    while stack:
+        shape = stack.pop()
+        if _is_secret_shape(shape):
+            return True
+        if shape.item is not None:
+            stack.append(shape.item)
+        for model in shape.sections:
+            if model not in seen:
+                seen.add(model)
+                stack += [field.shape for field in plan_of(model).fields.values()]
+    return False

@@ -273,6 +273,33 @@ def test_a_masked_secret_given_back_is_refused() -> None:
     assert from_flat(Run, {"api.key": "sk-new"}).api.key.get_secret_value() == "sk-new"
 
 
+class Login(BaseConfig):
+    user: str = "u"
+    token: SecretStr = SecretStr("")
+
+
+class Vault(BaseConfig):
+    logins: list[Login] = [Login(token=SecretStr("sk-1"))]
+    tokens: dict[str, SecretStr] = {"a": SecretStr("sk-2")}
+
+
+@pytest.mark.parametrize(
+    "flat",
+    [
+        {"tokens.a": "**********"},
+        {"tokens": {"a": "**********"}},
+        {"tokens": "{'a': '**********'}"},
+        {"logins": [{"user": "v", "token": "**********"}]},
+        {"logins": '[{"user": "v", "token": "**********"}]'},
+    ],
+)
+def test_a_masked_secret_in_a_dict_or_a_list_is_refused(flat: dict[str, Any]) -> None:
+    """`to_flat` masks a secret inside a list or a dict too: that mask is no more a value."""
+    assert "**********" in str(to_flat(Vault()))
+    with pytest.raises(ConfigValidationError, match="is a secret shown masked"):
+        from_flat(Vault, flat)
+
+
 def test_a_secret_s_bad_value_is_not_shown() -> None:
     class Short(BaseConfig):
         key: SecretStr = Field(default=SecretStr(""), min_length=10)
