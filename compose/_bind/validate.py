@@ -189,7 +189,8 @@ def _mask_secrets(seen: dict[KeyPath, ComposeError], root: Shape, tree: Any) -> 
     """A value a secret field rejected is shown masked, as every other view of it is."""
     secret = {path for path, _ in secret_fields(root, tree)}
     for path, mapped in seen.items():
-        if path in secret and mapped.has_value:
+        inside = any(path[:depth] in secret for depth in range(1, len(path) + 1))
+        if inside and mapped.has_value:  # a secret field's, or a value of one's dict or list
             seen[path] = mapped.evolve(value=SECRET_MASK)
 
 

@@ -52,7 +52,7 @@ from compose._schema.secrets import is_secret_path, masked_secrets, masked_value
 from compose._schema.shape import section_models
 from compose._schema.walk import walk
 from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, snake_case, split_dotted
-from compose._tree import KeyPath
+from compose._tree import KeyPath, at_path, replaced
 from compose.errors import ArgvError, ComposeError
 
 USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
@@ -309,12 +309,16 @@ def _shown(composed: Composed, path: KeyPath, value: Any) -> str:
     own tree, which says which variant a union section has."""
     if is_secret_path(composed.root, composed.tree, path):
         return repr(masked_value(value))
+    if isinstance(value, (dict, list)):  # a section or a list of them: each secret masked
+        value = at_path(masked_secrets(composed.root, replaced(composed.tree, path, value)), path)
     return repr(value)
 
 
 def _winner(final: Composed, path: KeyPath, written: Any) -> str:
-    if _shown(final, path, written) != repr(written):
-        return f"{SECRET_MASK} (from {final.origins.describe(path) or 'default'})"
+    masked = _shown(final, path, written)
+    if masked != repr(written):  # holds a secret: as written, masked (not resolved)
+        shown = masked if isinstance(written, (dict, list)) else SECRET_MASK
+        return f"{shown} (from {final.origins.describe(path) or 'default'})"
     value = _at(final.tree, path)
     if value is not _UNSET:
         shown = f"{written!r} (from {final.origins.describe(path) or 'default'})"

@@ -114,13 +114,19 @@ def masked_secrets(root: Shape, tree: Any) -> Any:
 
 def masked_value(value: Any) -> Any:
     """A secret field's value as people are shown it: text masked, None (and what is not
-    text, which validation will refuse) as it is."""
+    text, which validation will refuse) as it is; in a list or dict (`dict[str, SecretStr]`
+    is a secret field too), every value below it so."""
+    if isinstance(value, list):
+        return [masked_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: masked_value(item) for key, item in value.items()}
     return SECRET_MASK if isinstance(value, str) and value != NONE_TEXT else value
 
 
 def is_secret_path(root: Shape, tree: Any, path: KeyPath) -> bool:
-    """Whether the value at `path` of `tree` is one a secret field takes."""
-    return any(found == path for found, _ in secret_fields(root, tree))
+    """Whether the value at `path` of `tree` is one a secret field takes, or lies in one
+    (a value of a `dict[str, SecretStr]` field)."""
+    return any(found == path[: len(found)] for found, _ in secret_fields(root, tree))
 
 
 def secret_fields(root: Shape, tree: Any) -> Iterator[tuple[KeyPath, FieldPlan]]:

@@ -87,6 +87,50 @@ def test_the_compose_command_never_prints_a_secret(
     assert "**********" in out
 
 
+VAULT_SCHEMA = """
+from pydantic import SecretStr
+from compose import BaseConfig
+
+class Login(BaseConfig):
+    user: str = "u"
+    token: SecretStr = SecretStr("")
+
+class Vault(BaseConfig):
+    logins: list[Login] = []
+    tokens: dict[str, SecretStr] = {}
+    keys: list[SecretStr] = []
+"""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "--schema", "vaultapp:Vault", "@", "vault.toml"],
+        ["show", "--resolved", "--schema", "vaultapp:Vault", "@", "vault.toml"],
+        ["explain", "--schema", "vaultapp:Vault", "tokens.a", "@", "vault.toml"],
+        ["explain", "--schema", "vaultapp:Vault", "tokens", "@", "vault.toml"],
+        ["explain", "--schema", "vaultapp:Vault", "keys", "@", "vault.toml"],
+        ["explain", "--schema", "vaultapp:Vault", "logins", "@", "vault.toml"],
+        ["check", "--schema", "vaultapp:Vault", "bad.toml"],
+        ["show", "--resolved", "--schema", "vaultapp:Vault", "@", "bad.toml"],
+    ],
+)
+def test_a_secret_in_a_dict_or_a_list_is_never_printed(
+    write: WriteFile, tmp_path: Path, command: list[str]
+) -> None:
+    """`dict[str, SecretStr]` values, `list[SecretStr]` elements, and a section's secret
+    inside a list, shown whole or one by one, in a value or in an error."""
+    write("vaultapp.py", VAULT_SCHEMA)
+    write(
+        "vault.toml",
+        'keys = ["sk-101"]\n[tokens]\na = "sk-102"\n[[logins]]\ntoken = "sk-103"\n',
+    )
+    write("bad.toml", "[tokens]\na = 9104\n[[logins]]\ntoken = 9105\n")
+    out = _compose(*command, cwd=tmp_path)
+    assert not any(secret in out for secret in ["sk-10", "9104", "9105"]), out
+    assert "**********" in out
+
+
 UNION_SCHEMA = """
 from typing import Literal, Union
 from pydantic import Field, SecretStr
