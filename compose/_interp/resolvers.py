@@ -81,7 +81,9 @@ def pinned_now(
     looked up until a `${now:}` is resolved."""
     instant: list[datetime.datetime] = [] if given is None else [given]
 
-    def now(fmt: Any = None) -> str:
+    def now(fmt: Any = None, *more: Any) -> str:
+        if more:  # `${now:%b %d, %Y}`: the resolver's arguments split at a bare comma
+            raise ResolverRefusal("now takes one strftime format: write a comma in it as \\,")
         if fmt is not None and not isinstance(fmt, str):
             raise ResolverRefusal(f"now takes a strftime format, not {type(fmt).__name__}")
         if not instant:

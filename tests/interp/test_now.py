@@ -52,3 +52,18 @@ def test_a_format_that_is_not_text_is_one_error_with_key_and_origin(tmp_path: Pa
     message = str(caught.value)
     assert "when" in message and "a.toml:2" in message
     assert "strftime format" in message
+
+
+def test_a_comma_in_a_format_is_escaped_and_a_bare_one_is_one_clear_error(
+    tmp_path: Path,
+) -> None:
+    """A resolver's arguments split at commas: `${now:%b %d\\, %Y}` is one format; a bare comma
+    makes two, which the error says how to write (not a TypeError about an inner function)."""
+    cfg = compose([], ["day=${now:%b %d\\, %Y}"], now="2026-01-02T00:00:00Z")
+    assert cfg["day"] == "Jan 02, 2026"
+    with pytest.raises(ComposeError) as caught:
+        _compose_text(tmp_path, 'when = "${now:%b %d, %Y}"\n')
+    message = str(caught.value)
+    assert "when" in message and "a.toml:1" in message
+    assert "now takes one strftime format: write a comma in it as \\," in message
+    assert "TypeError" not in message and "locals" not in message
