@@ -25,11 +25,13 @@ from compose._cli.entry import write_text
 from compose._input.documents import TOML, format_of
 from compose._input.files import parse_toml, read_text
 from compose._input.origins import FileSource
+from compose._merge.flags import key_segments
 from compose._merge.migrations import Migrated, Versions, migrate_table, versions_of
 from compose._runs import atomic
 from compose._schema.secrets import is_secret_path
-from compose._schema.shape import model_shape
-from compose._syntax import SCHEMA_VERSION, dotted, snake_case, split_dotted
+from compose._schema.shape import Kind, model_shape
+from compose._schema.walk import walk
+from compose._syntax import SCHEMA_VERSION, dotted
 from compose._tree import KeyPath, copy_tree
 from compose.errors import ArgvError, ComposeError, SourceError
 
@@ -51,7 +53,7 @@ def migrate_files(
             key="--schema",
             hint="declare its migrations with `versioned(...)` on the class",
         )
-    prefix = _prefix(section)
+    prefix = _prefix(schema, section)
     secret = functools.partial(is_secret_path, model_shape(schema))  # errors never show one
     rewritten = [(shown, *_rewrite(shown, prefix, versions, secret)) for shown in files]
     changed = False
@@ -68,10 +70,20 @@ def migrate_files(
     return 1 if check and changed else 0
 
 
-def _prefix(section: str | None) -> KeyPath:
+def _prefix(schema: type[BaseModel], section: str | None) -> KeyPath:
+    """Where `--section` mounts the files, as `--KEY @ FILE` would: a section of the schema
+    (the version stamped at a key no step knows would claim steps that never ran)."""
     if not section:
         return ()
-    return tuple(snake_case(segment) for segment in split_dotted(section))
+    root = model_shape(schema)
+    target = walk(root, key_segments(root, section), {}, "--section")
+    if target.shape.kind not in (Kind.MODEL, Kind.UNION, Kind.DICT, Kind.ANY):
+        raise ArgvError(
+            "is a value, not a section: a file can only be loaded into a section",
+            key="--section",
+            value=section,
+        )
+    return target.path
 
 
 def _rewrite(

@@ -162,6 +162,28 @@ def test_a_file_keeps_its_permissions_and_a_symlink_stays_a_link(
 
 
 @pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ("trainr", "error: --trainr (from --section): unknown key; did you mean --trainer?\n"),
+        (
+            "trainer.seed",
+            "error: --section = 'trainer.seed': is a value, not a section: a file can only be "
+            "loaded into a section\n",
+        ),
+    ],
+)
+def test_a_section_the_schema_lacks_is_one_error_and_the_file_stays(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], section: str, message: str
+) -> None:
+    """Not stamped with the version at a section no step knows: the file would then claim a
+    version whose steps never ran on it (its `max_norm` would never move)."""
+    write("trainer.toml", "max_norm = 0.25\n")
+    code, out, err = _migrate(capsys, "--section", section, "trainer.toml")
+    assert (code, out, err) == (2, "", message)
+    assert Path("trainer.toml").read_text() == "max_norm = 0.25\n"
+
+
+@pytest.mark.parametrize(
     ("name", "text", "message"),
     [
         (
