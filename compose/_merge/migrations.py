@@ -361,12 +361,15 @@ def _guarded(
         migrated = step(data)
     except StepError as error:
         message = error.message
-        if error.__cause__ is not None and secret is not None and secret(data, error.path):
+        hidden = secret is not None and secret(data, error.path)
+        if error.__cause__ is not None and hidden:
             message = f"{type(error.__cause__).__name__} (a secret: its text is not shown)"
+        shown = {} if hidden else {"value": at_path(data, error.path)}  # the file's, unchanged
         raise ConfigValidationError(
             f"migration {migration.name} failed: {message}",
             key=dotted(error.path),
             origin=_where(source, error.path),
+            **shown,
         ) from None
     except Exception as error:  # the app's own step: one error that names it, no traceback
         raise ConfigValidationError(

@@ -143,8 +143,8 @@ def test_one_bad_file_leaves_every_file_as_it_was(
     assert code == 2
     assert out == ""
     assert err == (
-        "error: trainer.seed (from b.toml:2): migration 2 -> 3 failed: ValueError: invalid "
-        "literal for int() with base 10: 'seven'\n"
+        "error: trainer.seed = 'seven' (from b.toml:2): migration 2 -> 3 failed: ValueError: "
+        "invalid literal for int() with base 10: 'seven'\n"
     )
     assert Path("a.toml").read_text() == OLD
 

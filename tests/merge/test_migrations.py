@@ -188,7 +188,8 @@ def test_a_failing_step_is_one_error_naming_the_file_the_migration_and_the_key(
     with pytest.raises(ComposeError) as caught:
         parse(Config, ["@", "old.toml"])
     assert str(caught.value) == (
-        "trainer.seed (from old.toml:2): migration 2 -> 3 failed: ValueError: invalid literal "
+        "trainer.seed = 'seven' (from old.toml:2): migration 2 -> 3 failed: ValueError: invalid "
+        "literal "
         "for int() with base 10: 'seven'"
     )
 
@@ -228,7 +229,8 @@ def test_an_old_key_and_its_new_name_in_one_file_is_an_error_as_for_renamed(
     with pytest.raises(ComposeError) as caught:
         parse(Config, ["@", "both.toml"])
     assert str(caught.value) == (
-        "trainer.max_norm (from both.toml:2): migration 1 -> 2 failed: both it and its new name "
+        "trainer.max_norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and its new "
+        "name "
         "`trainer.optim.max_norm` are set; keep only `trainer.optim.max_norm`"
     )
 
@@ -304,6 +306,27 @@ def test_a_failing_conversion_of_a_secret_does_not_show_the_errors_text(write: W
     assert str(caught.value) == (
         "token (from old.toml:1): migration 1 -> 2 failed: ValueError (a secret: its text is "
         "not shown)"
+    )
+
+
+def test_a_failing_conversion_of_a_secret_in_a_dict_shows_neither_its_value_nor_text(
+    write: WriteFile,
+) -> None:
+    from pydantic import SecretStr
+
+    def decode(value: Any) -> Any:
+        raise ValueError(f"cannot decode {value}")
+
+    @versioned(Migration(1, 2, convert_value("tokens.a", decode)))
+    class WithSecrets(BaseConfig):
+        tokens: dict[str, SecretStr] = {}
+
+    write("old.toml", '[tokens]\na = "hunter2"\n')
+    with pytest.raises(ComposeError) as caught:
+        parse(WithSecrets, ["@", "old.toml"])
+    assert str(caught.value) == (
+        "tokens.a (from old.toml:2): migration 1 -> 2 failed: ValueError (a secret: its text "
+        "is not shown)"
     )
 
 
