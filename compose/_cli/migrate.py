@@ -102,18 +102,22 @@ def _rewrite(
     old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
     source = FileSource(shown, text, prefix)
     migrated = migrate_table(copy_tree(table), source, versions, secret)
-    document = tomlkit.parse(text)
-    _edit(tomlkit, document, old, migrated.table)
-    _stamp(document, versions.version)
-    new_text: str = tomlkit.dumps(document)
+    unexpressed = SourceError(  # never write a file that means something else than the migration
+        "cannot be rewritten in place: the edited TOML does not hold the migrated data",
+        origin=shown,
+        hint="edit the file by hand, following the warnings its loading gives",
+    )
+    try:
+        document = tomlkit.parse(text)
+        _edit(tomlkit, document, old, migrated.table)
+        _stamp(document, versions.version)
+        new_text: str = tomlkit.dumps(document)
+    except Exception:  # tomlkit's own failure at a text or an edit (dotted keys: IndexError)
+        raise unexpressed from None
     if not text.endswith("\n\n"):  # a table added last: no blank line the file did not end with
         new_text = new_text.rstrip("\n") + "\n"
     if parse_toml(shown, new_text) != {SCHEMA_VERSION: versions.version, **migrated.table}:
-        raise SourceError(  # never write a file that means something else than the migration
-            "cannot be rewritten in place: the edited TOML does not hold the migrated data",
-            origin=shown,
-            hint="edit the file by hand, following the warnings its loading gives",
-        )
+        raise unexpressed
     return text, migrated, new_text
 
 

@@ -341,3 +341,19 @@ def test_hand_written_layouts_are_edited_in_place(
     write("f.toml", text)
     assert _migrate(capsys, "f.toml")[0] == 0
     assert Path("f.toml").read_text() == expected
+
+
+def test_an_edit_tomlkit_fails_at_is_one_error_and_the_file_stays(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Dotted keys, one moved and one converted: tomlkit raises IndexError on the second edit
+    (tomlkit 0.13 to 0.15). Said as an edit it cannot express, not as a traceback."""
+    text = 'trainer.max_norm = 0.5\ntrainer.seed = "3"\n'
+    write("f.toml", text)
+    code, out, err = _migrate(capsys, "f.toml")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: f.toml: cannot be rewritten in place: the edited TOML does not hold the migrated "
+        "data; edit the file by hand, following the warnings its loading gives\n"
+    )
+    assert Path("f.toml").read_text() == text
