@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 from schemas import NoDefaultVariant, Required, RLConfig
 
 from compose import (
@@ -29,9 +30,13 @@ from compose import (
     ConfigValidationError,
     ErrorGroup,
     InterpolationError,
+    Migration,
     SourceError,
     UnknownKeyError,
+    convert_value,
+    move_key,
     renamed,
+    versioned,
 )
 
 CWD = "{cwd}"
@@ -47,6 +52,41 @@ class Renamed(BaseConfig):
     """A schema whose `orchestrator.max_tokens` was renamed to `max_completion_tokens`."""
 
     orchestrator: RenamedOrchestrator = RenamedOrchestrator()
+
+
+class VersionedOptim(BaseConfig):
+    lr: float = 1e-4
+    max_norm: float = 1.0
+
+
+class VersionedTrainer(BaseConfig):
+    optim: VersionedOptim = VersionedOptim()
+    seed: int = 0
+
+
+@versioned(
+    Migration(
+        1,
+        2,
+        move_key("trainer.max_norm", "trainer.optim.max_norm"),
+        convert_value("trainer.seed", int),
+    )
+)
+class Versioned(BaseConfig):
+    """A schema at version 2: `trainer.max_norm` moved into the optimizer, and `trainer.seed`,
+    once written as text, is converted to a number (docs/18)."""
+
+    trainer: VersionedTrainer = VersionedTrainer()
+
+
+class KeyedApi(BaseConfig):
+    key: SecretStr = SecretStr("")
+
+
+class Keyed(BaseConfig):
+    """A schema with a secret, `api.key`."""
+
+    api: KeyedApi = KeyedApi()
 
 
 @dataclass(frozen=True)
@@ -75,6 +115,10 @@ class Case:
     overrides: tuple[str, ...] = ()
     schema: type[BaseModel] = RLConfig
     unset_env: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Environment variables set for the case."""
+    flat: Mapping[str, Any] | None = None
+    """`from_flat(schema, flat, argv)`: a flat dict from a tracker or a sweep agent."""
 
 
 @dataclass(frozen=True)
@@ -989,6 +1033,166 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="--orchestrator.max-completion-tokens",
         origin="--orchestrator.max-tokens",
         fix="Drop the old flag.",
+    ),
+    Part("Schema versions and migrations"),
+    Case(
+        name="migration-step-fails",
+        title="A value a migration step cannot convert",
+        did="Loaded an old file whose `seed` the schema's migration converts with `int`.",
+        schema=Versioned,
+        files={"old.toml": '[trainer]\nseed = "seven"\n'},
+        argv=_argv("@ old.toml"),
+        error=ConfigValidationError,
+        message=(
+            "trainer.seed = 'seven' (from old.toml:2): migration 1 -> 2 failed: ValueError: "
+            "invalid literal for int() with base 10: 'seven'"
+        ),
+        key="trainer.seed",
+        origin="old.toml:2",
+        fix="Write the value in its new format (`seed = 7`), then `compose migrate` the file.",
+    ),
+    Case(
+        name="migration-old-and-new-key",
+        title="A moved key and its new place in one old file",
+        did="Set `trainer.max_norm`, which version 2 moves, and its new place, in one old file.",
+        schema=Versioned,
+        files={"both.toml": "[trainer]\nmax_norm = 0.5\n[trainer.optim]\nmax_norm = 0.1\n"},
+        argv=_argv("@ both.toml"),
+        error=ConfigValidationError,
+        message=(
+            "trainer.max_norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and "
+            "its new name `trainer.optim.max_norm` are set; keep only `trainer.optim.max_norm`"
+        ),
+        key="trainer.max_norm",
+        origin="both.toml:2",
+        fix="Delete the old key and keep the new one.",
+    ),
+    Case(
+        name="file-newer-than-schema",
+        title="A file written for a newer schema",
+        did="Loaded a file stamped `schema_version = 3` with an app at version 2.",
+        schema=Versioned,
+        files={"new.toml": "schema_version = 3\n"},
+        argv=_argv("@ new.toml"),
+        error=ConfigValidationError,
+        message=(
+            "schema_version = 3 (from new.toml:1): the file is written for a newer schema: this "
+            "app reads versions up to 2; run it with the version of the app that wrote it"
+        ),
+        key="schema_version",
+        origin="new.toml:1",
+        fix="Upgrade the app, or run the version that wrote the file.",
+    ),
+    Case(
+        name="bad-schema-version",
+        title="A schema version that is not a whole number",
+        did='Wrote `schema_version = "2"` (text) at the top of a file.',
+        schema=Versioned,
+        files={"bad.toml": 'schema_version = "2"\n'},
+        argv=_argv("@ bad.toml"),
+        error=ConfigValidationError,
+        message=(
+            "schema_version = '2' (from bad.toml:1): is not a schema version: a whole number from 1"
+        ),
+        key="schema_version",
+        origin="bad.toml:1",
+        fix="Write the number without quotes: `schema_version = 2`.",
+    ),
+    Part("Flat configs from trackers and sweep agents"),
+    Case(
+        name="flat-key-names-no-field",
+        title="A flat key that names no field",
+        did="Handed `from_flat` an Optuna trial's params with a misspelled key.",
+        flat={"trainer.optim.lrr": 1e-4},
+        argv=(),
+        error=UnknownKeyError,
+        message=(
+            "--trainer.optim.lrr = '0.0001' (from flat key trainer.optim.lrr): unknown key; "
+            "did you mean --trainer.optim.lr?"
+        ),
+        key="--trainer.optim.lrr",
+        origin="flat key trainer.optim.lrr",
+        fix="Name the parameter by the config's dotted key (`trainer.optim.lr`).",
+    ),
+    Case(
+        name="flat-value-of-wrong-type",
+        title="A flat value its field rejects",
+        did="Handed `from_flat` W&B's nested parameters with a value of the wrong type.",
+        flat={"trainer": {"micro_batch_size": "eight"}},
+        argv=(),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.micro-batch-size = 'eight' (from flat key trainer): Input should be a "
+            "valid integer, unable to parse string as an integer"
+        ),
+        key="--trainer.micro-batch-size",
+        origin="flat key trainer",
+        fix="Fix the sweep's values for that parameter.",
+    ),
+    Case(
+        name="flat-masked-secret",
+        title="A secret handed back as its mask",
+        did="Handed `from_flat` what `to_flat` logged, secret keys included.",
+        schema=Keyed,
+        flat={"api.key": "**********"},
+        argv=(),
+        error=ConfigValidationError,
+        message=(
+            "--api.key = '**********' (from flat key api.key): is a secret shown masked, not its "
+            "value: leave it out, or set it from the environment (${oc.env:NAME})"
+        ),
+        key="--api.key",
+        origin="flat key api.key",
+        fix="Leave secret keys out of the flat dict; the files or the environment set them.",
+    ),
+    Case(
+        name="flat-value-cut",
+        title="A value cut to a tracker's length limit",
+        did="Handed `from_flat` a list that `to_flat(text=True)` cut to MLflow's limit.",
+        flat={"orchestrator.sampling.stop": '["s-000", "s-001", "s-0... [1180 more characters]'},
+        argv=(),
+        error=ConfigValidationError,
+        message=(
+            '--orchestrator.sampling.stop = \'["s-000", "s-001", "s-0... [1180 more '
+            "characters]' (from flat key orchestrator.sampling.stop): was cut to fit a "
+            "tracker's length limit: give the whole value"
+        ),
+        key="--orchestrator.sampling.stop",
+        origin="flat key orchestrator.sampling.stop",
+        fix="Give the whole value (from the config artifact), or leave the key out.",
+    ),
+    Part("The time, `${now:}`"),
+    Case(
+        name="compose-now-not-an-instant",
+        title="`$COMPOSE_NOW` that is not an instant",
+        did="Set `COMPOSE_NOW=soon` and composed a file that uses `${now:}`.",
+        files={"run.toml": 'output_dir = "runs/${now:%Y-%m-%d}"\n'},
+        env={"COMPOSE_NOW": "soon"},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--output-dir = 'runs/${now:%Y-%m-%d}' (from run.toml:1): interpolation "
+            "${now:%Y-%m-%d}: COMPOSE_NOW='soon' is no ISO 8601 instant; set it as `date "
+            "-Iseconds` prints one: COMPOSE_NOW=2026-12-04T21:00:00+00:00"
+        ),
+        key="--output-dir",
+        origin="run.toml:1",
+        fix="Set it as `date -Iseconds` prints it, or unset it to read the clock.",
+    ),
+    Case(
+        name="now-format-with-a-comma",
+        title="A comma in a `${now:}` format",
+        did="Wrote `${now:%b %d, %Y}`: resolver arguments split at a bare comma.",
+        files={"run.toml": 'output_dir = "runs/${now:%b %d, %Y}"\n'},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--output-dir = 'runs/${now:%b %d, %Y}' (from run.toml:1): interpolation "
+            "${now:%b %d, %Y}: now takes one strftime format: write a comma in it as \\,"
+        ),
+        key="--output-dir",
+        origin="run.toml:1",
+        fix="Escape the comma: `${now:%b %d\\, %Y}`.",
     ),
     Part("Several errors at once"),
     Case(

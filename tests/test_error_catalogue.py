@@ -22,6 +22,7 @@ from compose import (
     ErrorGroup,
     cli,
     compose,
+    from_flat,
     parse,
 )
 
@@ -47,6 +48,8 @@ def setup(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             path.write_text(content, encoding="utf-8")
     for variable in case.unset_env:
         monkeypatch.delenv(variable, raising=False)
+    for variable, value in case.env.items():
+        monkeypatch.setenv(variable, value)
     # As for a program that never imported omegaconf: its resolvers are then not listed.
     monkeypatch.delitem(sys.modules, OMEGACONF_REGISTRY, raising=False)
 
@@ -56,7 +59,9 @@ def run(case: Case) -> ComposeError:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            if case.argv is not None:
+            if case.flat is not None:
+                from_flat(case.schema, case.flat, list(case.argv or ()))
+            elif case.argv is not None:
                 parse(case.schema, list(case.argv))
             else:
                 compose(list(case.sources), list(case.overrides), schema=case.schema)
@@ -90,7 +95,9 @@ def test_entry(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.parametrize(
-    "case", [case for case in CATALOGUE if case.argv is not None], ids=lambda case: case.name
+    "case",
+    [case for case in CATALOGUE if case.argv is not None and case.flat is None],
+    ids=lambda case: case.name,
 )
 def test_an_entrypoint_prints_the_same_message(
     case: Case,
@@ -224,8 +231,13 @@ def _render_case(index: int, case: Case) -> str:
         lines += ["```text", text.rstrip("\n"), "```", ""]
     for variable in case.unset_env:
         lines += [f"The environment variable `{variable}` is not set.", ""]
+    for variable, value in case.env.items():
+        lines += [f"The environment variable `{variable}` is `{value}`.", ""]
     message = case.message.replace(CWD, SHOWN_CWD)
-    if case.argv is not None:
+    if case.flat is not None:
+        call = f"from_flat({case.schema.__name__}, {dict(case.flat)!r}, {list(case.argv or ())!r})"
+        lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]
+    elif case.argv is not None:
         command = shlex.join([PROG, *case.argv])
         lines += ["```text", f"$ {command}", f"error: {message}", "```", ""]
         lines += [f"`parse` raises `{case.error.__name__}`.", ""]
