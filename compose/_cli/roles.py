@@ -186,9 +186,13 @@ def _matches(patterns: Sequence[str], path: str, roles: Roles) -> bool:
 
 
 def _real(path: str) -> Path:
-    """`path` with its symlinks followed, as far as they go: a loop (`a -> b -> a`) stays a
-    path, the file's own problem when it is read, where `Path.resolve` would raise."""
-    return Path(os.path.realpath(path))
+    """`path` with its symlinks followed, as far as they go: a loop (`a -> b -> a`), or a name
+    no file has (a NUL byte in the mapping's `search_path`), stays a path, the file's own
+    problem when it is read, where `Path.resolve` would raise."""
+    try:
+        return Path(os.path.realpath(path))
+    except ValueError:  # an embedded NUL byte
+        return Path(os.path.abspath(path))
 
 
 def roles_of(

@@ -325,6 +325,18 @@ def test_a_symlink_loop_in_the_tree_is_a_problem_of_that_file_not_a_traceback(
     assert lines[-1] == "checked 3 files: 1 fit, 2 with problems"
 
 
+def test_a_search_path_holding_a_nul_byte_is_no_traceback(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A directory no file can be in: it finds nothing, and the tree is judged as without it."""
+    write(tree, "conf/optim/fast.toml", "lr = 1e-3\n")
+    mapping = 'search_path = ["conf\\u0000x"]\n[entrypoints]\napp = "checkapp:App"\n'
+    write(tree, "compose-check.toml", mapping)
+    code, lines, err = check(capsys, "conf")
+    assert (code, err) == (1, "")
+    assert lines[-1] == "checked 1 files: 0 fit, 1 with problems"
+
+
 def test_the_repositorys_own_conf_and_examples_fit() -> None:
     """What CI runs (`.ci/run`): every config file of the example app's tree, as the repo's
     compose-check.toml declares it, fits; a file added there must fit too, or be declared."""
