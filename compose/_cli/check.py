@@ -29,6 +29,7 @@ from compose._cli.roles import (
     roles_of,
 )
 from compose._input.argv import FileItem
+from compose._input.files import read_text
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed
 from compose._merge.fold import compose_items
@@ -121,11 +122,12 @@ def _includer_role(
     path: str, roles: Roles, schemas: dict[str, type[BaseModel]], dirs: SearchPath
 ) -> Role | None:
     """The role of a file that includes others (as its text tells), if it has one."""
+    if _special(path):
+        return None
     try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            if INCLUDE not in file.read():
-                return None
-    except OSError:
+        if INCLUDE not in read_text(path):  # within the size limit of any file node
+            return None
+    except ComposeError:  # its own verdict will say why
         return None
     candidates = roles_of(path, roles, schemas, dirs)
     return candidates[0] if candidates else None
@@ -139,6 +141,8 @@ def judge(
     included: dict[str, Role] | None = None,
 ) -> Verdict:
     """`path` judged in each role it may play, until one fits."""
+    if _special(path):
+        return Verdict(path, None, (Problem(path, _SPECIAL),))
     dirs = (*search_path, *roles.search_path)
     candidates = roles_of(path, roles, schemas, dirs, included)
     if candidates is None:
@@ -157,6 +161,15 @@ def judge(
     if first is None:  # skipped by its rule
         return Verdict(path, None, ())
     return Verdict(path, first.role, first.problems, tuple(candidates[1:]))
+
+
+_SPECIAL = "is not a regular file (a FIFO, a socket or a device): not read"
+
+
+def _special(path: str) -> bool:
+    """Whether `path` is there but no regular file (nor a directory): reading a FIFO without a
+    writer blocks for ever, and /dev/zero never ends. Asked of the path, never opened."""
+    return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
 
 
 def problems_in(

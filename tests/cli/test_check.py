@@ -8,6 +8,7 @@ writes a small tree and runs `compose._cli.command.main` in it.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -335,6 +336,22 @@ def test_a_search_path_holding_a_nul_byte_is_no_traceback(
     code, lines, err = check(capsys, "conf")
     assert (code, err) == (1, "")
     assert lines[-1] == "checked 1 files: 0 fit, 1 with problems"
+
+
+def test_a_fifo_or_a_device_in_the_tree_is_a_problem_never_read(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Reading a FIFO without a writer blocks for ever, /dev/zero never ends: a checked tree's
+    files are regular files, and any other is named, not opened."""
+    write(tree, "conf/ok.toml", "seq_len = 1\n")
+    os.mkfifo(tree / "conf" / "pipe.toml")
+    (tree / "conf" / "zero.toml").symlink_to("/dev/zero")
+    code, lines, err = check(capsys, "--schema", "checkapp:App", "conf")
+    assert (code, err) == (1, "")
+    special = "is not a regular file (a FIFO, a socket or a device): not read"
+    assert f"conf/pipe.toml: {special}" in lines
+    assert f"conf/zero.toml: {special}" in lines
+    assert lines[-1] == "checked 3 files: 1 fit, 2 with problems"
 
 
 def test_the_repositorys_own_conf_and_examples_fit() -> None:
