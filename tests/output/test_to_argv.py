@@ -314,6 +314,24 @@ def test_a_secret_inside_a_list_or_a_dict_written_whole_is_never_written(
         assert to_argv(dotted, []) == ['--tokens={"a.b": "**********"}']
 
 
+class NotANumber(BaseConfig):
+    clip: float = float("nan")  # a sentinel some apps use
+    weights: list[float] = []
+    name: str = "x"
+
+
+def test_a_nan_is_the_same_nan_not_a_difference_for_ever() -> None:
+    """NaN never equals itself: compared as configs are, it is no difference (it made every
+    to_argv of such a config fail, and `diff --as-argv` with it, whatever else changed)."""
+    assert to_argv(NotANumber(name="y"), []) == ["--name=y"]
+    config = parse(NotANumber, ["--weights", "[1.0, NaN]", "--clip", "0.5"])
+    flags = to_argv(config, [])
+    assert flags == ["--clip=0.5", "--weights=[1.0, NaN]"]
+    again = parse(NotANumber, flags)
+    assert again.clip == 0.5 and again.weights[0] == 1.0 and again.weights[1] != again.weights[1]
+    assert to_argv(NotANumber(), []) == []
+
+
 def test_a_secret_read_from_the_environment_is_written_as_its_reference(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
