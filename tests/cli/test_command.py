@@ -547,6 +547,16 @@ def test_diff_shows_none_as_none_not_as_the_text_none(
     assert (code, out) == (1, "--tag: 't' (default) -> None (--tag)\n")
 
 
+def test_diff_of_nan_and_nan_is_no_difference(
+    files: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NaN never equals itself; a config holding it (a float field, a list) is no different
+    from one holding it too."""
+    argv = ("--x", "nan", "--l", "[1.0, NaN]", "--", "--x", "nan", "--l", "[1.0, NaN]")
+    assert run_compose(capsys, "diff", "--resolved", *argv)[:2] == (0, "no differences\n")
+    assert run_compose(capsys, "diff", *argv)[:2] == (0, "no differences\n")
+
+
 # --- schema ------------------------------------------------------------------------------------
 
 
