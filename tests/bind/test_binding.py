@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pydantic import Field, model_validator
@@ -471,3 +471,29 @@ def test_unknown_keys_sort_in_file_order_reading_each_tables_order_once() -> Non
     shuffled = paths[1::2] + paths[::2]
     assert sorted(shuffled, key=_positions({"z": 0, "a": table})) == paths
     assert Counting.iterations == 1
+
+
+def test_unknown_flags_below_a_path_are_found_by_one_scan_per_depth() -> None:
+    """Each unknown key looks up the flags set at or below it; they are indexed, one scan of
+    them all per depth asked, not one scan per key (20,000 unknown flags took 40 s)."""
+    from types import SimpleNamespace
+
+    from compose._bind.validate import _FlagsBelow  # the index itself
+    from compose._input.argv import ValueItem
+
+    class Counting(dict[tuple[str, ...], ValueItem]):
+        scans = 0
+
+        def items(self) -> Any:
+            Counting.scans += 1
+            return super().items()
+
+    flags = Counting(
+        {(f"k{i}", "x"): ValueItem(f"k{i}.x", ("1",), f"--k{i}.x") for i in range(500)}
+    )
+    below = _FlagsBelow(SimpleNamespace(unchecked=flags))  # type: ignore[arg-type]
+    for i in range(500):
+        assert [path for path, _ in below((f"k{i}",))] == [(f"k{i}", "x")]
+        assert [path for path, _ in below((f"k{i}", "x"))] == [(f"k{i}", "x")]
+    assert below(("nope",)) == []
+    assert Counting.scans == 2
