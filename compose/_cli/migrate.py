@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from compose._cli.entry import write_text
 from compose._input.documents import TOML, format_of
 from compose._input.files import parse_toml, read_text
+from compose._input.formats import key_lines_for
 from compose._input.origins import FileSource
 from compose._merge.flags import key_segments
 from compose._merge.migrations import Migrated, Versions, migrate_table, versions_of
@@ -31,7 +32,7 @@ from compose._runs import atomic
 from compose._schema.secrets import is_secret_path
 from compose._schema.shape import Kind, model_shape
 from compose._schema.walk import walk
-from compose._syntax import SCHEMA_VERSION, dotted
+from compose._syntax import SCHEMA_VERSION, SECRET_MASK, dotted
 from compose._tree import KeyPath, copy_tree
 from compose.errors import ArgvError, ComposeError, SourceError
 
@@ -63,7 +64,8 @@ def migrate_files(
             continue
         changed = True
         if check:
-            write_text(sys.stdout, _diff(shown, text, new_text))
+            masked = _Masker(shown, prefix, migrated, secret)
+            write_text(sys.stdout, _diff(shown, masked(text, old=True), masked(new_text)))
             continue
         _replace(shown, new_text)
         write_text(sys.stdout, _report(shown, migrated, versions))
@@ -192,6 +194,53 @@ def _replace(shown: str, text: str) -> None:
     except OSError as error:
         raise SourceError(f"cannot be read: {error.strerror}", origin=shown) from None
     atomic.write_text(path, text, mode=mode)
+
+
+class _Masker:
+    """A file's text with the value of each line that holds a secret masked: the diff that
+    `--check` prints (in CI logs) shows a secret of the file, moved or beside a changed key,
+    as every other view of it does."""
+
+    def __init__(
+        self,
+        shown: str,
+        prefix: KeyPath,
+        migrated: Migrated,
+        secret: Callable[[Any, KeyPath], bool],
+    ) -> None:
+        self.shown = shown
+        self.prefix = prefix
+        tree: Any = migrated.table
+        for segment in reversed(prefix):
+            tree = {segment: tree}
+        self.tree = tree  # the whole config, as the schema's secrets are found in it
+        self.secret = secret
+        self.renamed = {old: new for new, old in migrated.moved.items()}  # old place -> new
+
+    def __call__(self, text: str, *, old: bool = False) -> str:
+        lines = text.splitlines(keepends=True)
+        for inner, number in key_lines_for(self.shown, text).items():
+            where = self._moved(inner) if old else inner
+            if 0 < number <= len(lines) and self.secret(self.tree, (*self.prefix, *where)):
+                lines[number - 1] = _masked_line(lines[number - 1])
+        return "".join(lines)
+
+    def _moved(self, inner: KeyPath) -> KeyPath:
+        """Where a key the old text holds is in the migrated data."""
+        for depth in range(len(inner), 0, -1):
+            new = self.renamed.get(inner[:depth])
+            if new is not None:
+                return (*new, *inner[depth:])
+        return inner
+
+
+def _masked_line(line: str) -> str:
+    """`key = "**********"`: a line's value masked (a header, which holds none, as it is)."""
+    key, equals, _ = line.partition("=")
+    if not equals:
+        return line
+    ending = line[len(line.rstrip("\r\n")) :]
+    return f'{key}= "{SECRET_MASK}"{ending}'
 
 
 def _diff(shown: str, text: str, new_text: str) -> str:

@@ -357,3 +357,43 @@ def test_an_edit_tomlkit_fails_at_is_one_error_and_the_file_stays(
         "data; edit the file by hand, following the warnings its loading gives\n"
     )
     assert Path("f.toml").read_text() == text
+
+
+SECRET_APP = """
+from pydantic import SecretStr
+from compose import BaseConfig, Migration, move_key, versioned
+
+class Trainer(BaseConfig):
+    api_key: SecretStr = SecretStr("")
+    tokens: dict[str, SecretStr] = {}
+    lr: float = 0.1
+
+MOVES = (move_key("trainer.old_lr", "trainer.lr"), move_key("trainer.key", "trainer.api_key"))
+
+@versioned(Migration(1, 2, *MOVES))
+class App(BaseConfig):
+    trainer: Trainer = Trainer()
+"""
+
+
+def test_check_never_prints_a_secret_in_its_diff(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--check` in CI prints the diff of a file: a secret's line, moved or beside a changed
+    one, shows the mask, on both sides."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write("secretapp.py", SECRET_APP)
+    text = '[trainer]\nold_lr = 0.5\nkey = "sk-moved-1"\n\n[trainer.tokens]\na = "sk-kept-2"\n'
+    write("s.toml", text)
+    code, out, err = run_compose(
+        capsys, "migrate", "--schema", "secretapp:App", "--check", "s.toml"
+    )
+    assert (code, err) == (1, "")
+    assert "sk-" not in out
+    assert '-key = "**********"\n' in out
+    assert '+api_key = "**********"\n' in out
+    assert ' a = "**********"\n' in out
+    assert Path("s.toml").read_text() == text
