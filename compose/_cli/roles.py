@@ -147,14 +147,19 @@ def declared_at(roles: Roles, path: KeyPath) -> str | None:
     return compose_items([item], RolesFile).origins.describe(path) or roles.shown
 
 
-def config_files(paths: Sequence[str], roles: Roles) -> Iterator[str]:
+def config_files(paths: Sequence[str], roles: Roles) -> list[str]:
     """The files to check: each file given, and the config files under each directory given
-    (TOML, JSON, YAML; not hidden ones, not a project's metadata, not those `exclude` names)."""
+    (TOML, JSON, YAML; not hidden ones, not a project's metadata, not those `exclude` names),
+    each once, however many of the paths given reach it."""
+    found: list[str] = []
     for given in paths:
         if os.path.isdir(given):
-            yield from sorted(_files_under(given, roles))
+            found += sorted(_files_under(given, roles))
         else:
-            yield os.path.normpath(given)  # named on purpose: checked (a missing one said so)
+            found.append(
+                os.path.normpath(given)
+            )  # named on purpose: checked (a missing one said so)
+    return list(dict.fromkeys(found))
 
 
 def _files_under(directory: str, roles: Roles) -> Iterator[str]:

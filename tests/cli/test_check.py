@@ -354,6 +354,17 @@ def test_a_fifo_or_a_device_in_the_tree_is_a_problem_never_read(
     assert lines[-1] == "checked 3 files: 1 fit, 2 with problems"
 
 
+def test_a_file_named_twice_or_under_two_paths_given_is_judged_once(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "conf/a.toml", "seq_len = 'x'\n")
+    write(tree, "conf/b.toml", "seq_len = 1\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "conf", "./conf", "conf/a.toml")
+    assert code == 1
+    assert lines[-1] == "checked 2 files: 1 fit, 1 with problems"
+    assert sum(line.startswith("conf/a.toml:1:") for line in lines) == 1
+
+
 def test_the_repositorys_own_conf_and_examples_fit() -> None:
     """What CI runs (`.ci/run`): every config file of the example app's tree, as the repo's
     compose-check.toml declares it, fits; a file added there must fit too, or be declared."""
