@@ -155,6 +155,12 @@ def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
         Command(GEN_BASELINE, [python, "baseline.py"], "floor"),
         Command("python -c 'import compose'", [python, "-c", "import compose"], "reference"),
         Command(GEN_HELP, [python, "entry_compose.py", "--help"], "compose"),
+        # what prime's entry does (parse and validate, write nothing), beside its row below
+        Command(
+            "compose entry @ config.toml",
+            [python, "entry_compose.py", "@", "config.toml"],
+            "compose",
+        ),
         Command(
             "compose entry @ config.toml --dry-run",
             [
