@@ -78,15 +78,15 @@ def overlay_problems(
     unknown keys, and values their fields refuse. Not what a later node may still supply: a
     required value (unless the composition is `whole`), the value an interpolation will give
     (judged once resolved), or the verdict of a section's own validators (they may ask for
-    fields no node has set yet, or for an interpolation's value)."""
+    fields no node has set yet, or for an interpolation's value). A validator that raises
+    anything but a validation error stops Pydantic before it judges the rest: that exception
+    goes to the caller, for whom the piece could not be judged."""
     tree = _prepared(composed, schema)
     judged = _judged_in_whole if whole else _judged_in_overlay
     try:
         schema.model_validate(tree)
     except pydantic.ValidationError as error:
         return [*composed.pending, *_map_errors(error, composed, tree, judged)]
-    except Exception:  # an app's validator meeting a part of a config: no verdict
-        return list(composed.pending)
     return list(composed.pending)
 
 

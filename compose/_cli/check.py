@@ -10,8 +10,10 @@ file may still supply. Which is which comes from `compose-check.toml` or is infe
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -34,9 +36,11 @@ from compose._input.search import SearchPath
 from compose._merge.composed import Composed
 from compose._merge.fold import compose_items
 from compose._merge.migrations import MigratedWarning
+from compose._schema.secrets import holds_secrets
+from compose._schema.shape import model_shape
 from compose._syntax import FOUND_IN, INCLUDE, dotted
 from compose._warn import held
-from compose.errors import ComposeError, InterpolationError
+from compose.errors import ComposeError, ConfigValidationError, InterpolationError
 
 FOUND_PROBLEMS = 1  # the exit code when a file has a problem (2 stays bad input to check itself)
 
@@ -60,6 +64,7 @@ class Verdict:
     role: Role | None
     problems: tuple[Problem, ...]
     tried: tuple[Role, ...] = ()  # the other roles it was judged in, and fits none of either
+    warnings: tuple[str, ...] = ()  # what judging it in that role warned (the schema's own too)
 
 
 def check_command(
@@ -79,7 +84,8 @@ def check_command(
     for verdict in verdicts:
         _print_verdict(verdict, quiet)
     bad = sum(1 for verdict in verdicts if verdict.problems)
-    summary = f"checked {len(verdicts)} files: {len(verdicts) - bad} fit, {bad} with problems\n"
+    checked = f"{len(verdicts)} file" if len(verdicts) == 1 else f"{len(verdicts)} files"
+    summary = f"checked {checked}: {len(verdicts) - bad} fit, {bad} with problems\n"
     write_text(sys.stdout, summary)
     return FOUND_PROBLEMS if bad else 0
 
@@ -154,13 +160,13 @@ def judge(
         return Verdict(path, None, (Problem(path, f"fits no declared role; {hint}"),))
     first: Verdict | None = None
     for role in candidates:
-        problems = tuple(problems_in(path, role, schemas[role.entrypoint], dirs))
+        problems, warned = problems_in(path, role, schemas[role.entrypoint], dirs)
         if not problems:
-            return Verdict(path, role, ())
-        first = first or Verdict(path, role, problems)
+            return Verdict(path, role, (), warnings=warned)
+        first = first or Verdict(path, role, problems, warnings=warned)
     if first is None:  # skipped by its rule
         return Verdict(path, None, ())
-    return Verdict(path, first.role, first.problems, tuple(candidates[1:]))
+    return Verdict(path, first.role, first.problems, tuple(candidates[1:]), first.warnings)
 
 
 _SPECIAL = "is not a regular file (a FIFO, a socket or a device): not read"
@@ -174,18 +180,48 @@ def _special(path: str) -> bool:
 
 def problems_in(
     path: str, role: Role, schema: type[BaseModel], search_path: SearchPath
-) -> list[Problem]:
-    """What is wrong with `path` in `role`: errors, and old names of renamed fields."""
+) -> tuple[tuple[Problem, ...], tuple[str, ...]]:
+    """What is wrong with `path` in `role` (errors, and old names of renamed fields), in the
+    order of its lines, and what judging it warned."""
     shown = f"--{role.section} @ {path}" if role.section else path
     items = [FileItem(path, role.section, shown)]
-    with held() as warned:
+    # Every warning of this file, the schema's validators' too (Python's default filter shows
+    # one per place in the code: a second file's would be lost), kept to be shown as its own
+    with held() as warned, warnings.catch_warnings(record=True) as issued:
+        warnings.simplefilter("always")
         try:
             errors = _errors(items, schema, role, search_path)
         except ComposeError as error:
             errors = list(error.errors)
+        except Exception as error:  # the schema's own code stopped: nothing else is known
+            errors = [_unjudged(error, schema)]
     # `renamed()`'s old names, and keys a migration changed: the file works, but is stale
-    stale = [str(w) for w in warned if isinstance(w, (FutureWarning, MigratedWarning))]
-    return [_problem(error, path) for error in errors] + [_old_name(text, path) for text in stale]
+    stale = [w for w in warned if isinstance(w, (FutureWarning, MigratedWarning))]
+    problems = [_problem(error, path) for error in errors]
+    problems += [_old_name(str(text), path) for text in stale]
+    notes = [str(w) for w in warned if w not in stale] + [str(w.message) for w in issued]
+    return tuple(sorted(problems, key=_place)), tuple(dict.fromkeys(notes))
+
+
+def _unjudged(error: Exception, schema: type[BaseModel]) -> ComposeError:
+    """A validator of the schema raised what is no validation error (a `KeyError`, a taskset
+    it cannot import): Pydantic stops there, so the file cannot be judged. What it raised is
+    said, its text only where no secret could be in it."""
+    said = type(error).__name__
+    if str(error) and not holds_secrets(model_shape(schema)):
+        said = f"{said}: {error}"
+    return ConfigValidationError(
+        f"cannot be judged: a validator of the schema raised {said}, which stops "
+        "validation before the rest of the file is judged",
+        hint="fix what it refuses, or skip the file in compose-check.toml",
+    )
+
+
+def _place(problem: Problem) -> tuple[str, float]:
+    """FILE and LINE of a problem, to sort a file's problems as its lines go (one of the whole
+    file, such as a missing value, after them)."""
+    file, _, line = problem.where.rpartition(":")
+    return (file, int(line)) if file and line.isdigit() else (problem.where, math.inf)
 
 
 def _old_name(warning: str, path: str) -> Problem:
@@ -256,6 +292,9 @@ def _problem(error: ComposeError, path: str) -> Problem:
 
 
 def _print_verdict(verdict: Verdict, quiet: bool) -> None:
+    if verdict.problems or not quiet:
+        for warned in verdict.warnings:
+            write_text(sys.stdout, f"{verdict.path}: warning: {warned}\n")
     role = f" {verdict.role.describe()}" if verdict.role is not None else ""
     if not verdict.problems:
         if not quiet:

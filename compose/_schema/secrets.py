@@ -185,14 +185,14 @@ def masks_secret(root: Shape, flag: str, text: str) -> bool:
         return False
     if _is_secret_shape(shape):
         return text == SECRET_MASK
-    return _holds_secrets(shape)
+    return holds_secrets(shape)
 
 
 def _is_secret_shape(shape: Shape) -> bool:
     return any(member in (SecretStr, SecretBytes) for member in shape.members)
 
 
-def _holds_secrets(shape: Shape) -> bool:
+def holds_secrets(shape: Shape) -> bool:
     """Whether a value of `shape` may hold a secret, through lists, dicts and sections."""
     stack, seen = [shape], set()
     while stack:

@@ -109,11 +109,11 @@ def test_an_overlay_in_a_config_group_is_judged_at_its_section_with_file_and_lin
     write(tree, "conf/optim/bad.toml", "type = 'adamw'\nlr = 'fast'\nmomentun = 0.9\n")
     code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
     assert code == 1
-    assert lines[0] == (
+    assert lines[0].startswith("conf/optim/bad.toml:2: --trainer.optim.lr = 'fast': ")
+    assert lines[1] == (
         "conf/optim/bad.toml:3: --trainer.optim.momentun = 0.9: unknown key; "
         "did you mean --trainer.optim.momentum?"
     )
-    assert lines[1].startswith("conf/optim/bad.toml:2: --trainer.optim.lr = 'fast': ")
     assert lines[2] == "conf/optim/bad.toml: 2 problems as trainer.optim of checkapp:App"
 
 
@@ -170,11 +170,11 @@ def test_interpolation_syntax_and_old_names_are_problems_of_an_overlay(
     write(tree, "conf/trainer/old.toml", "lr = 1e-3\nsteps = '${seq_len'\n")
     code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
     assert code == 1
-    assert lines[0] == (
+    assert lines[0].startswith("conf/trainer/old.toml:1: `lr` is renamed to `optim.lr` (")
+    assert lines[1] == (
         "conf/trainer/old.toml:2: --trainer.steps = '${seq_len': invalid interpolation "
         "syntax: unexpected end of text at column 10"
     )
-    assert lines[1].startswith("conf/trainer/old.toml:1: `lr` is renamed to `optim.lr` (")
 
 
 def test_a_secret_a_file_gets_wrong_is_never_printed(
@@ -335,7 +335,7 @@ def test_a_search_path_holding_a_nul_byte_is_no_traceback(
     write(tree, "compose-check.toml", mapping)
     code, lines, err = check(capsys, "conf")
     assert (code, err) == (1, "")
-    assert lines[-1] == "checked 1 files: 0 fit, 1 with problems"
+    assert lines[-1] == "checked 1 file: 0 fit, 1 with problems"
 
 
 def test_a_fifo_or_a_device_in_the_tree_is_a_problem_never_read(
@@ -439,3 +439,117 @@ def test_a_file_of_an_older_schema_version_is_stale_until_migrated(
     assert lines[-2] == (
         "tests/fixtures/rl-v1.toml: 2 problems as a root config of rl_app.config.rl:RLConfig"
     )
+
+
+VALIDATORS = """
+import warnings
+
+from pydantic import SecretStr, field_validator
+
+from compose import BaseConfig
+
+
+class Run(BaseConfig):
+    lr: float = 1e-3
+    steps: int = 1
+    taskset: str = "math"
+
+    @field_validator("lr")
+    @classmethod
+    def _large(cls, value: float) -> float:
+        if value > 0.1:
+            warnings.warn(f"lr {value} is large", UserWarning, stacklevel=2)
+        return value
+
+    @field_validator("taskset")
+    @classmethod
+    def _installed(cls, value: str) -> str:
+        if value != "math":  # as a taskset that is not installed fails to import
+            raise ModuleNotFoundError(f"No module named {value!r}")
+        return value
+
+
+class Keyed(Run):
+    token: SecretStr = SecretStr("")
+
+    @field_validator("token")
+    @classmethod
+    def _known(cls, value: SecretStr) -> SecretStr:
+        if value.get_secret_value() != "ok":
+            raise KeyError(value.get_secret_value())
+        return value
+"""
+
+
+@pytest.fixture
+def validated(tree: Path) -> Path:
+    (tree / "validated.py").write_text(VALIDATORS)
+    return tree
+
+
+def test_a_validator_that_raises_no_validation_error_is_that_files_problem(
+    validated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pydantic stops at the first exception that is no validation error: the file cannot be
+    judged, which is said of it (root or overlay alike, never "fits"), and the others still are."""
+    write(validated, "a.toml", "taskset = 'nope'\n")
+    write(validated, "b.toml", "steps = 2\n")
+    write(validated, "c.toml", "taskset = 'nope'\nstepz = 3\n")
+    mapping = (
+        '[entrypoints]\nrun = "validated:Run"\n[[files]]\nmatch = ["c.toml"]\noverlay = true\n'
+    )
+    write(validated, "compose-check.toml", mapping)
+    code, lines, err = check(capsys, "a.toml", "b.toml", "c.toml")
+    assert (code, err) == (1, "")
+    unjudged = (
+        ": cannot be judged: a validator of the schema raised ModuleNotFoundError: No module "
+        "named 'nope', which stops validation before the rest of the file is judged; fix what "
+        "it refuses, or skip the file in compose-check.toml"
+    )
+    assert lines == [
+        "a.toml" + unjudged,
+        "a.toml: 1 problem as a root config of run",
+        "b.toml: fits as a root config of run",
+        "c.toml" + unjudged,
+        "c.toml: 1 problem as an overlay of run",
+        "checked 3 files: 1 fit, 2 with problems",
+    ]
+
+
+def test_what_a_validator_raised_is_not_quoted_where_a_secret_could_be_in_it(
+    validated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(validated, "a.toml", "token = 'hunter2-secret'\n")
+    code, lines, _ = check(capsys, "--schema", "validated:Keyed", "a.toml")
+    assert code == 1
+    assert "hunter2" not in "\n".join(lines)
+    assert lines[0].startswith(
+        "a.toml: cannot be judged: a validator of the schema raised KeyError,"
+    )
+
+
+def test_each_files_warnings_are_shown_as_its_own(
+    validated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python's default filter shows one warning per place in the code: the second file's,
+    from the same validator line, would be lost, and neither would say which file it is."""
+    write(validated, "a.toml", "lr = 0.5\n")
+    write(validated, "b.toml", "lr = 0.7\nsteps = 'x'\nstepz = 1\n")
+    code, lines, err = check(capsys, "--schema", "validated:Run", ".")
+    assert (code, err) == (1, "")
+    assert lines[0] == "a.toml: warning: lr 0.5 is large"
+    assert lines[2] == "b.toml: warning: lr 0.7 is large"
+    code, lines, _ = check(capsys, "--quiet", "--schema", "validated:Run", ".")
+    assert lines[0] == "b.toml: warning: lr 0.7 is large"  # quiet: a file that fits says nothing
+    assert not any(line.startswith("a.toml") for line in lines)
+
+
+def test_a_files_problems_are_in_the_order_of_its_lines(
+    validated: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Unknown keys and refused values alike, as an editor or a CI log reads the file."""
+    write(validated, "a.toml", "steps = 'x'\nstepz = 1\nlr = 'fast'\nlrr = 2\n")
+    code, lines, _ = check(capsys, "--schema", "validated:Run", "a.toml")
+    assert code == 1
+    assert [line.split(":")[1] for line in lines[:4]] == ["1", "2", "3", "4"]
+    assert lines[-1] == "checked 1 file: 0 fit, 1 with problems"
