@@ -235,10 +235,18 @@ class Propagating(BaseConfig):
         return data
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "max_steps = 5.5\n",
+        # the components' sections are there: the copies are still no values of those lines
+        "max_steps = 5.5\n\n[trainer]\n\n[orchestrator]\n",
+    ],
+)
 def test_one_bad_value_copied_by_a_validator_is_one_error_citing_its_line(
-    write: WriteFile,
+    write: WriteFile, text: str
 ) -> None:
-    write("run.toml", "max_steps = 5.5\n")
+    write("run.toml", text)
     with pytest.raises(ComposeError) as caught:
         compose(["run.toml"], schema=Propagating)
     assert str(caught.value) == (

@@ -266,7 +266,9 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
         _message(detail),
         key=composed.show_key(path),
         value=detail["input"],
-        origin=origins.describe(path),
+        # A value no node put there (a validator copied it: prime-rl shares `max_steps` into
+        # each component) has no origin; the line of the section around it would be wrong
+        origin=origins.describe(path) if _holds(composed.tree, path) else None,
     )
 
 
@@ -363,6 +365,19 @@ def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Sh
         path.append(item)
         shape, node = _loc_step(shape, item, node)
     return tuple(path), shape
+
+
+def _holds(tree: Any, path: KeyPath) -> bool:
+    """Whether the composed tree has a value at `path` (a node set it, or a list or table
+    around it)."""
+    node = tree
+    for segment in path:
+        in_table = isinstance(node, dict) and segment in node
+        in_list = isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
+        if not (in_table or in_list):
+            return False
+        node = node[segment]
+    return True
 
 
 def _field_key(shape: Shape, item: Any, node: Any) -> Any:
