@@ -1044,10 +1044,10 @@ ENTRIES: tuple[Part | Case, ...] = (
         argv=_argv("@ old.toml"),
         error=ConfigValidationError,
         message=(
-            "trainer.seed = 'seven' (from old.toml:2): migration 1 -> 2 failed: ValueError: "
+            "--trainer.seed = 'seven' (from old.toml:2): migration 1 -> 2 failed: ValueError: "
             "invalid literal for int() with base 10: 'seven'"
         ),
-        key="trainer.seed",
+        key="--trainer.seed",
         origin="old.toml:2",
         fix="Write the value in its new format (`seed = 7`), then `compose migrate` the file.",
     ),
@@ -1060,10 +1060,10 @@ ENTRIES: tuple[Part | Case, ...] = (
         argv=_argv("@ both.toml"),
         error=ConfigValidationError,
         message=(
-            "trainer.max_norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and "
-            "its new name `trainer.optim.max_norm` are set; keep only `trainer.optim.max_norm`"
+            "--trainer.max-norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and "
+            "its new name --trainer.optim.max-norm are set; keep only --trainer.optim.max-norm"
         ),
-        key="trainer.max_norm",
+        key="--trainer.max-norm",
         origin="both.toml:2",
         fix="Delete the old key and keep the new one.",
     ),

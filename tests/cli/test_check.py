@@ -433,7 +433,7 @@ def test_a_file_of_an_older_schema_version_is_stale_until_migrated(
     )
     assert code == 1
     assert lines[0].startswith(
-        "tests/fixtures/rl-v1.toml:10: `trainer.max_norm` moved to `trainer.optim.max_norm` "
+        "tests/fixtures/rl-v1.toml:10: --trainer.max-norm moved to --trainer.optim.max-norm "
         "(schema version 1 -> 2) (`compose migrate --schema rl_app.config.rl:RLConfig "
     )
     assert lines[-2] == (
