@@ -1161,6 +1161,22 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin="flat key orchestrator.sampling.stop",
         fix="Give the whole value (from the config artifact), or leave the key out.",
     ),
+    Case(
+        name="flat-key-cut",
+        title="A key cut to a tracker's length limit",
+        did="Handed `from_flat` a dict key that `to_flat(text=True)` cut to MLflow's key limit.",
+        flat={"trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75": "/srv"},
+        argv=(),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75 (from flat "
+            "key trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75): was "
+            "cut to fit a tracker's length limit: give the whole key"
+        ),
+        key="--trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75",
+        origin="flat key trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75",
+        fix="Give the whole key (from the config artifact), or leave the key out.",
+    ),
     Part("The time, `${now:}`"),
     Case(
         name="compose-now-not-an-instant",
