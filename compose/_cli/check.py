@@ -25,8 +25,10 @@ from compose._cli.roles import (
     config_files,
     declared_at,
     load_schema,
+    mapping_key,
     read_roles,
     roles_of,
+    unmatched_patterns,
 )
 from compose._input.argv import FileItem
 from compose._input.files import read_text
@@ -73,15 +75,27 @@ def check_command(
     """Judge every file under `paths`; print each verdict; 1 if any file has a problem."""
     roles = read_roles(roles_file, schema)
     schemas = {name: _entrypoint(roles, name, schema) for name in roles.entrypoints}
-    files = list(config_files(paths or ["."], roles))
+    paths = paths or ["."]
+    files = list(config_files(paths, roles))
     included = included_roles(files, roles, schemas, (*search_path, *roles.search_path))
     verdicts = [judge(path, roles, schemas, search_path, included) for path in files]
     for verdict in verdicts:
         _print_verdict(verdict, quiet)
+    mapping = [_problem(error, roles.shown) for error in unmatched_patterns(roles, paths, files)]
+    for problem in mapping:
+        write_text(sys.stdout, problem.line() + "\n")
+    if mapping:
+        write_text(sys.stdout, f"{roles.shown}: {_problems(len(mapping))} of the mapping\n")
     bad = sum(1 for verdict in verdicts if verdict.problems)
-    summary = f"checked {len(verdicts)} files: {len(verdicts) - bad} fit, {bad} with problems\n"
-    write_text(sys.stdout, summary)
-    return FOUND_PROBLEMS if bad else 0
+    summary = f"checked {len(verdicts)} files: {len(verdicts) - bad} fit, {bad} with problems"
+    if mapping:
+        summary += f"; {_problems(len(mapping))} in {roles.shown}"
+    write_text(sys.stdout, summary + "\n")
+    return FOUND_PROBLEMS if bad or mapping else 0
+
+
+def _problems(count: int) -> str:
+    return f"{count} problem{'' if count == 1 else 's'}"
 
 
 def _entrypoint(roles: Roles, name: str, flag: str | None) -> type[BaseModel]:
@@ -90,7 +104,7 @@ def _entrypoint(roles: Roles, name: str, flag: str | None) -> type[BaseModel]:
     if name == flag:
         return load_schema(name)
     try:
-        return load_schema(roles.entrypoints[name], f"entrypoints.{name}")
+        return load_schema(roles.entrypoints[name], mapping_key(("entrypoints", name)))
     except ComposeError as error:
         raise error.evolve(origin=declared_at(roles, ("entrypoints", name))) from None
 
@@ -264,10 +278,8 @@ def _print_verdict(verdict: Verdict, quiet: bool) -> None:
         return
     for problem in verdict.problems:
         write_text(sys.stdout, problem.line() + "\n")
-    count = len(verdict.problems)
     tried = ""
     if verdict.tried:
         others = ", ".join(role.describe() for role in verdict.tried)
         tried = f"; nor does it fit {others}"
-    noun = "problem" if count == 1 else "problems"
-    write_text(sys.stdout, f"{verdict.path}: {count} {noun}{role}{tried}\n")
+    write_text(sys.stdout, f"{verdict.path}: {_problems(len(verdict.problems))}{role}{tried}\n")
