@@ -592,3 +592,22 @@ def test_a_warning_names_the_file_escaped(
     cli(AppConfig, ["@", EVIL], prog="rl")
     err = capsys.readouterr().err
     assert err == f"warning: `clean_output_dir` is renamed to `clean`; found in {SHOWN}:1\n"
+
+
+def test_show_origins_and_check_name_the_file_escaped(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compose show --origins` notes each value's file in a TOML comment, and `compose check`
+    lists problems at their file: neither writes the name's control characters (a newline in a
+    comment would also end it, and the TOML printed would not be the config)."""
+    write(EVIL, "max_steps = 3\nbad_key = 1\n")
+    assert main(["show", "--origins", "@", EVIL]) == 0
+    out = capsys.readouterr().out
+    assert out == f"max_steps = 3  # {SHOWN}:1\nbad_key = 1  # {SHOWN}:2\n"
+    assert main(["check", "--quiet", "--schema", "schemas:RLConfig", EVIL]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        f"{SHOWN}:2: --bad-key = 1: unknown key",
+        f"{SHOWN}: 1 problem as a root config of schemas:RLConfig",
+        "checked 1 files: 0 fit, 1 with problems",
+    ]

@@ -38,7 +38,7 @@ from compose._merge.fold import compose_items
 from compose._merge.migrations import MigratedWarning
 from compose._syntax import FOUND_IN, INCLUDE, dotted
 from compose._warn import held
-from compose.errors import ComposeError, InterpolationError
+from compose.errors import ComposeError, InterpolationError, printable
 
 FOUND_PROBLEMS = 1  # the exit code when a file has a problem (2 stays bad input to check itself)
 
@@ -51,7 +51,7 @@ class Problem:
     text: str
 
     def line(self) -> str:
-        return f"{self.where}: {self.text}"
+        return f"{printable(self.where)}: {self.text}"  # the text is an error's: printable
 
 
 @dataclass(frozen=True)
@@ -84,12 +84,13 @@ def check_command(
     mapping = [_problem(error, roles.shown) for error in unmatched_patterns(roles, paths, files)]
     for problem in mapping:
         write_text(sys.stdout, problem.line() + "\n")
+    shown = printable(roles.shown)
     if mapping:
-        write_text(sys.stdout, f"{roles.shown}: {_problems(len(mapping))} of the mapping\n")
+        write_text(sys.stdout, f"{shown}: {_problems(len(mapping))} of the mapping\n")
     bad = sum(1 for verdict in verdicts if verdict.problems)
     summary = f"checked {len(verdicts)} files: {len(verdicts) - bad} fit, {bad} with problems"
     if mapping:
-        summary += f"; {_problems(len(mapping))} in {roles.shown}"
+        summary += f"; {_problems(len(mapping))} in {shown}"
     write_text(sys.stdout, summary + "\n")
     return FOUND_PROBLEMS if bad or mapping else 0
 
@@ -274,7 +275,7 @@ def _print_verdict(verdict: Verdict, quiet: bool) -> None:
     if not verdict.problems:
         if not quiet:
             fits = "skipped (its rule says so)" if verdict.role is None else f"fits{role}"
-            write_text(sys.stdout, f"{verdict.path}: {fits}\n")
+            write_text(sys.stdout, f"{printable(verdict.path)}: {fits}\n")
         return
     for problem in verdict.problems:
         write_text(sys.stdout, problem.line() + "\n")
@@ -282,4 +283,5 @@ def _print_verdict(verdict: Verdict, quiet: bool) -> None:
     if verdict.tried:
         others = ", ".join(role.describe() for role in verdict.tried)
         tried = f"; nor does it fit {others}"
-    write_text(sys.stdout, f"{verdict.path}: {_problems(len(verdict.problems))}{role}{tried}\n")
+    counted = f"{_problems(len(verdict.problems))}{role}{tried}"
+    write_text(sys.stdout, f"{printable(verdict.path)}: {counted}\n")
