@@ -267,6 +267,12 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
     if not isinstance(key, str) or not is_flat_key(key):
         raise ArgvError("a flat key is a dotted key (`trainer.optim.lr`)", value=key, origin="flat")
     origin = f"flat key {key}"
+    if is_cut(key):
+        raise ConfigValidationError(
+            "was cut to fit a tracker's length limit: give the whole key",
+            key="--" + key,
+            origin=origin,
+        )
     try:
         flags = list(flags_of(root, key, value))
     except (TypeError, ValueError) as error:  # a value no config holds (an object, say)

@@ -13,6 +13,9 @@ INTERPOLATION = "${"  # where resolution has work to do
 SECRET_MASK = "**********"  # a secret, as people are shown it (Pydantic's own mask)
 # The end of a value cut to a tracker's length limit (`to_flat(text=True)`); never read back
 TRUNCATED = "... [{count} more characters]"
+# ... and of a key: a digest of the whole key keeps cut keys apart; only characters that MLflow
+# takes in a key (`mlflow.utils.validation.validate_param_and_metric_name`: no [ ] , :)
+TRUNCATED_KEY = "... {count} more characters {digest}"
 INCLUDE = "_include_"  # a file's key that lists the files it builds on
 SELF = "_self_"  # an entry of that list: where the including file's own keys go
 SCHEMA_VERSION = "schema_version"  # a file's key in an app that declares versions (`versioned`)

@@ -23,6 +23,11 @@ user's behalf, a union switch say, and the composition went on.
 An error is built once, from what went wrong and where the value came from; `str()` renders it
 the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_code` is the status
 `cli` exits with for it: 2 for bad input, 0 for `HelpRequested`.
+
+What people are shown of an error (`format`, and the parts `shown` gives rich's box) holds no
+control character: a file name, key or value with one (an ANSI escape sequence that would
+rewrite the terminal, a newline that would fake a line) shows it escaped as `repr` does,
+`\x1b[2J`; `.key`, `.origin` and the rest keep what was given.
 """
 
 from __future__ import annotations
@@ -61,10 +66,32 @@ def value_repr(value: object) -> str:
 
 def _show_value(value: object) -> str:
     """A value as errors show it: its repr, cut to 80 characters."""
-    text = value_repr(value)
+    text = printable(value_repr(value))  # a class's own __repr__ may hold anything
     if len(text) > _MAX_VALUE_CHARS:
         text = text[: _MAX_VALUE_CHARS - 3] + "..."
     return text
+
+
+def printable(text: str) -> str:
+    """`text` as people may be shown it: each character `repr` escapes (a C0 or C1 control
+    character, DEL, ESC, NUL, a newline; what `str.isprintable` refuses) escaped as `repr`
+    escapes it, every other as it is (letters of any script, backslashes, spaces)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+class Shown:
+    """An error's parts as people are shown them, each `printable` (None: not given)."""
+
+    __slots__ = ("hint", "key", "message", "origin", "value")
+
+    def __init__(self, error: ComposeError) -> None:
+        self.key = printable(error.key) if error.key else None
+        self.value = _show_value(error.value) if error.has_value else None
+        self.origin = printable(error.origin) if error.origin else None
+        self.message = printable(error.message)
+        self.hint = printable(error.hint) if error.hint else None
 
 
 class ComposeError(Exception):
@@ -114,15 +141,20 @@ class ComposeError(Exception):
         message = str(fields.pop("message"))
         return type(self)(message, **fields)  # type: ignore[arg-type]
 
+    def shown(self) -> Shown:
+        """The parts of the error as people are shown them: no control character in any."""
+        return Shown(self)
+
     def format(self) -> str:
         """One line: what, where from, what is wrong, and what may fix it."""
-        head = self.key or ""
-        if self.has_value:
-            head = f"{head} = {_show_value(self.value)}" if head else _show_value(self.value)
-        if self.origin and self.origin != self.key:
-            head = f"{head} (from {self.origin})" if head else self.origin
-        text = f"{head}: {self.message}" if head else self.message
-        return f"{text}; {self.hint}" if self.hint else text
+        shown = self.shown()
+        head = shown.key or ""
+        if shown.value is not None:
+            head = f"{head} = {shown.value}" if head else shown.value
+        if shown.origin and self.origin != self.key:
+            head = f"{head} (from {shown.origin})" if head else shown.origin
+        text = f"{head}: {shown.message}" if head else shown.message
+        return f"{text}; {shown.hint}" if shown.hint else text
 
 
 ConfigFileError = ComposeError

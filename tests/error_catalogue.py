@@ -11,7 +11,9 @@ test fails until the engine is fixed (`bug` says what is wrong).
 
 Argv entries run `parse(schema, argv)`, which is what an entrypoint `app` built with
 `cli(schema)` does with `app ARGV...`; `{cwd}` in a message stands for the working directory.
-Most entries use `RLConfig` from `schemas.py`, a prime-rl-shaped schema.
+Most entries use `RLConfig` from `schemas.py`, a prime-rl-shaped schema. `check` entries run
+`compose check PATH...` over their files: a mistake in its mapping, `compose-check.toml`, is
+bad input to the check (exit 2) or a problem it finds (exit 1).
 """
 
 from __future__ import annotations
@@ -119,6 +121,9 @@ class Case:
     """Environment variables set for the case."""
     flat: Mapping[str, Any] | None = None
     """`from_flat(schema, flat, argv)`: a flat dict from a tracker or a sweep agent."""
+    check: tuple[str, ...] | None = None
+    """`compose check PATH...`, its paths; `exit` is its status (1: a problem it found)."""
+    exit: int = 2
 
 
 @dataclass(frozen=True)
@@ -1044,10 +1049,10 @@ ENTRIES: tuple[Part | Case, ...] = (
         argv=_argv("@ old.toml"),
         error=ConfigValidationError,
         message=(
-            "trainer.seed = 'seven' (from old.toml:2): migration 1 -> 2 failed: ValueError: "
+            "--trainer.seed = 'seven' (from old.toml:2): migration 1 -> 2 failed: ValueError: "
             "invalid literal for int() with base 10: 'seven'"
         ),
-        key="trainer.seed",
+        key="--trainer.seed",
         origin="old.toml:2",
         fix="Write the value in its new format (`seed = 7`), then `compose migrate` the file.",
     ),
@@ -1060,10 +1065,10 @@ ENTRIES: tuple[Part | Case, ...] = (
         argv=_argv("@ both.toml"),
         error=ConfigValidationError,
         message=(
-            "trainer.max_norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and "
-            "its new name `trainer.optim.max_norm` are set; keep only `trainer.optim.max_norm`"
+            "--trainer.max-norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and "
+            "its new name --trainer.optim.max-norm are set; keep only --trainer.optim.max-norm"
         ),
-        key="trainer.max_norm",
+        key="--trainer.max-norm",
         origin="both.toml:2",
         fix="Delete the old key and keep the new one.",
     ),
@@ -1160,6 +1165,66 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="--orchestrator.sampling.stop",
         origin="flat key orchestrator.sampling.stop",
         fix="Give the whole value (from the config artifact), or leave the key out.",
+    ),
+    Case(
+        name="flat-key-cut",
+        title="A key cut to a tracker's length limit",
+        did="Handed `from_flat` a dict key that `to_flat(text=True)` cut to MLflow's key limit.",
+        flat={"trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75": "/srv"},
+        argv=(),
+        error=ConfigValidationError,
+        message=(
+            "--trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75 (from flat "
+            "key trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75): was "
+            "cut to fit a tracker's length limit: give the whole key"
+        ),
+        key="--trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75",
+        origin="flat key trainer.env_vars.HF_HUB_XXXXXXXXXX... 296 more characters 47b6f3f5dc75",
+        fix="Give the whole key (from the config artifact), or leave the key out.",
+    ),
+    Part("`compose check` and its mapping"),
+    Case(
+        name="check-pattern-matches-no-file",
+        title="A `[[files]]` pattern that matches no file",
+        did="Made a typo in a pattern of `compose-check.toml`, then ran `compose check conf`.",
+        files={
+            "compose-check.toml": (
+                '[entrypoints]\napp = "schemas:RLConfig"\n\n[[files]]\n'
+                'match = ["conf/debug/traner.toml"]\noverlay = true\n'
+            ),
+            "conf/debug/trainer.toml": "[trainer]\nmicro_batch_size = 2\n",
+        },
+        check=("conf",),
+        exit=1,
+        error=ConfigValidationError,
+        message=(
+            "--files.0.match.0 = 'conf/debug/traner.toml' (from compose-check.toml:5): matches "
+            "no file under the paths checked; did you mean conf/debug/trainer.toml?"
+        ),
+        key="--files.0.match.0",
+        origin="compose-check.toml:5",
+        fix="Correct the pattern (relative to the mapping's directory), or drop the rule.",
+    ),
+    Case(
+        name="check-section-with-sweep-over",
+        title="A rule with both `section` and `sweep_over`",
+        did="Gave a `[[files]]` rule of `compose-check.toml` a `section` and a `sweep_over`.",
+        files={
+            "compose-check.toml": (
+                '[entrypoints]\napp = "schemas:RLConfig"\n\n[[files]]\n'
+                'match = ["sweeps/*.toml"]\nsection = "trainer"\nsweep_over = ["@", "rl.toml"]\n'
+            ),
+        },
+        check=(".",),
+        error=ConfigValidationError,
+        message=(
+            "--files.0.section = 'trainer' (from compose-check.toml:6): a rule with sweep_over "
+            "judges a sweep's file, which is not mounted at a section: its axes name keys of "
+            "the whole config; drop section, or sweep_over if the file is no sweep's"
+        ),
+        key="--files.0.section",
+        origin="compose-check.toml:6",
+        fix="Drop `section`: a sweep's axes name whole keys (`trainer.optim.lr`).",
     ),
     Part("The time, `${now:}`"),
     Case(

@@ -25,6 +25,8 @@ from compose import (
     from_flat,
     parse,
 )
+from compose._cli.command import main
+from compose._cli.roles import config_files, read_roles, unmatched_patterns
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "09-error-catalogue.md"
@@ -59,6 +61,8 @@ def run(case: Case) -> ComposeError:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
+            if case.check is not None:
+                return _check_error(list(case.check))
             if case.flat is not None:
                 from_flat(case.schema, case.flat, list(case.argv or ()))
             elif case.argv is not None:
@@ -68,6 +72,14 @@ def run(case: Case) -> ComposeError:
         except ComposeError as error:
             return error
     raise AssertionError(f"{case.name}: no error raised")
+
+
+def _check_error(paths: list[str]) -> ComposeError:
+    """What `compose check PATHS` says of its mapping: the error reading it raises (bad input,
+    exit 2), else the one problem it finds in it (exit 1)."""
+    roles = read_roles(None, None)
+    (problem,) = unmatched_patterns(roles, paths, config_files(paths, roles))
+    return problem
 
 
 def expected_message(case: Case) -> str:
@@ -121,6 +133,30 @@ def test_an_entrypoint_prints_the_same_message(
     )
 
 
+@pytest.mark.parametrize(
+    "case", [case for case in CATALOGUE if case.check is not None], ids=lambda case: case.name
+)
+def test_compose_check_prints_the_same_message(
+    case: Case,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Bad input to the check is `error: MESSAGE` (exit 2); a problem it finds is listed at
+    its origin, `FILE:LINE: ...`, as any problem of a file is (exit 1)."""
+    setup(case, tmp_path, monkeypatch)
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))  # the mapping's `schemas:RLConfig`
+    assert case.check is not None
+    code = main(["check", "--quiet", *case.check])
+    out, err = capsys.readouterr()
+    assert code == case.exit
+    if case.exit == 2:
+        assert (out, err) == ("", f"error: {expected_message(case)}\n")
+    else:
+        error = run(case)
+        assert f"{case.origin}: {error.evolve(origin=None).format()}" in out.splitlines()
+
+
 def test_the_catalogue_is_large_and_well_formed() -> None:
     names = [case.name for case in CATALOGUE]
     assert len(names) >= 35
@@ -129,7 +165,8 @@ def test_the_catalogue_is_large_and_well_formed() -> None:
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", case.name), case.name
         for text in (case.title, case.did, case.fix):
             assert text and "\n" not in text, f"{case.name}: one line each"
-        assert (case.argv is None) == bool(case.sources), f"{case.name}: argv or sources"
+        modes = [case.argv is not None, bool(case.sources), case.check is not None]
+        assert sum(modes) == 1, f"{case.name}: argv, sources or check"
 
 
 # --- engine bugs the catalogue does not show as entries ----------------------------------------
@@ -188,7 +225,8 @@ HEADER = f"""\
 Every mistake below is one class of bad input, with the exact message `compose` gives for it
 (each is a test). An entrypoint (`{PROG}` here, a program that calls `cli(RLConfig)` with the
 prime-rl-shaped `RLConfig` of `tests/schemas.py`) prints the message after `error: ` and exits
-with status 2; `parse` and `compose` raise it as the `ComposeError` subclass named. How to read a
+with status 2; `parse` and `compose` raise it as the `ComposeError` subclass named; the
+`compose check` entries show what that command prints of its mapping. How to read a
 message (`KEY = VALUE (from ORIGIN): WHAT IS WRONG; HINT`) is explained in
 [4. Errors and origins](04-errors.md). Paths in messages are the working directory, shown here
 as `{SHOWN_CWD}`.
@@ -234,7 +272,13 @@ def _render_case(index: int, case: Case) -> str:
     for variable, value in case.env.items():
         lines += [f"The environment variable `{variable}` is `{value}`.", ""]
     message = case.message.replace(CWD, SHOWN_CWD)
-    if case.flat is not None:
+    if case.check is not None:
+        shown = f"{case.origin}: {message.replace(f' (from {case.origin})', '', 1)}"
+        printed = f"error: {message}" if case.exit == 2 else shown
+        command = shlex.join(["compose", "check", *case.check])
+        lines += ["```text", f"$ {command}", printed, "```", ""]
+        lines += [f"`compose check` exits with status {case.exit}.", ""]
+    elif case.flat is not None:
         call = f"from_flat({case.schema.__name__}, {dict(case.flat)!r}, {list(case.argv or ())!r})"
         lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]
     elif case.argv is not None:

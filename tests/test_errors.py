@@ -659,3 +659,35 @@ def test_except_star_catches_a_single_error_too() -> None:
     [wrapped], left = except_star(single)  # Python wraps it in an ExceptionGroup of one
     assert wrapped.exceptions == (single,)  # type: ignore[attr-defined]
     assert left == []
+
+
+# --- what a terminal is shown ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("evil\x1b[2J\x1b[31m.toml", "evil\\x1b[2J\\x1b[31m.toml"),  # ESC: clears, recolours
+        ("a\x00b", "a\\x00b"),  # NUL
+        ("two\nlines\rback\ttab", "two\\nlines\\rback\\ttab"),  # a faked line of its own
+        ("del\x7f", "del\\x7f"),  # DEL
+        ("csi\x9b31m", "csi\\x9b31m"),  # C1: a one-character CSI
+        ("café/日本語/ß.toml", "café/日本語/ß.toml"),  # letters, as they are
+        ("C:\\runs\\a b.toml", "C:\\runs\\a b.toml"),  # backslashes, spaces, as they are
+    ],
+)
+def test_control_characters_are_shown_escaped_in_every_part_of_an_error(
+    raw: str, shown: str
+) -> None:
+    """A key, a value, an origin, a message or a hint holding a control character (a file
+    name with an ANSI escape sequence) is shown as `repr` shows it: it can neither rewrite the
+    terminal nor fake a line; ordinary text is as it is. `.key` and `.origin` stay as given."""
+    error = ConfigValidationError(
+        f"no {raw}", key=f"--{raw}", value=raw, origin=f"{raw}:3", hint=f"see {raw}"
+    )
+    text = error.format()
+    assert text == f"--{shown} = {raw!r} (from {shown}:3): no {shown}; see {shown}"
+    assert str(error) == text and text.isprintable()
+    assert (error.key, error.origin) == (f"--{raw}", f"{raw}:3")
+    group = ErrorGroup([error, SourceError("missing", origin=raw)])
+    assert group.format().split("\n") == ["2 errors:", f"  - {text}", f"  - {shown}: missing"]

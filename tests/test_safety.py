@@ -1,6 +1,7 @@
 """Safety (issue 7): a config is data. Nothing in it is executed or imported, the environment
-is read only through `${oc.env:...}`, and `write_configs` writes atomically and only inside
-`OUTPUT_DIR/configs`."""
+is read only through `${oc.env:...}`, `write_configs` writes atomically and only inside
+`OUTPUT_DIR/configs`, and an error never writes a file name's control characters (an ANSI
+escape sequence) to the terminal."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import run_command
+from conftest import run_cli, run_command, run_compose
+from rl_app.config import RLConfig as AppConfig
 from schemas import RLConfig, TrainerConfig
 
 import compose
@@ -27,6 +29,7 @@ from compose import (
     ComposeError,
     InterpolationError,
     OutputError,
+    cli,
     to_toml,
     write_configs,
 )
@@ -533,3 +536,78 @@ def test_written_configs_follow_the_umask(tmp_path: Path) -> None:
         assert stat.S_IMODE(again.stat().st_mode) == 0o644
     finally:
         os.umask(previous)
+
+
+# --- what a terminal is shown ------------------------------------------------------------------
+
+# A file name an attacker (or an accident) can give: it clears the screen, moves the cursor home
+# and writes in red; then a newline and a C1 CSI, which start lines and sequences of their own.
+EVIL = "run\x1b[2J\x1b[H\x1b[31m-\nerror: fine\x9b0m.toml"
+SHOWN = "run\\x1b[2J\\x1b[H\\x1b[31m-\\nerror: fine\\x9b0m.toml"
+
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal: errors are drawn with rich."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["piped", "terminal"])
+def test_a_file_name_with_an_escape_sequence_is_shown_escaped(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    terminal: bool,
+) -> None:
+    """Through an entrypoint and `compose show`: the error names the file, its control
+    characters escaped as `repr` shows them (and no other), whether drawn by rich or not."""
+    write(EVIL, "max_steps = 'many'\n")
+    write("café.toml", "max_steps = 'many'\n")  # letters are shown as they are
+    stderr = _Terminal()
+    if terminal:
+        monkeypatch.setattr(sys, "stderr", stderr)
+        monkeypatch.setenv("COLUMNS", "300")  # a box wide enough to hold each line whole
+    runs = [
+        run_cli(["@", EVIL], capsys),
+        run_compose(capsys, "show", "--resolved", "--schema", "schemas:RLConfig", "@", EVIL),
+        run_cli(["@", "café.toml"], capsys),
+    ]
+    shown = [stderr.getvalue()] if terminal else [err for _, _, err in runs]
+    assert [code for code, _, _ in runs] == [2, 2, 2]
+    text = "".join(shown)
+    assert "\x1b[2J" not in text and "\x1b[H" not in text and "\x9b" not in text
+    assert "\x1b" not in text or terminal  # rich draws its box in colours of its own
+    assert text.count(f"{SHOWN}:1") == 2
+    assert "café.toml:1" in text
+    if not terminal:
+        assert [err.count("\n") for err in shown] == [1, 1, 1]  # one line each: none faked
+
+
+def test_a_warning_names_the_file_escaped(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entrypoint's `warning:` lines (the rl app's renamed key, found in the file) too."""
+    write(EVIL, "clean_output_dir = true\n")
+    cli(AppConfig, ["@", EVIL], prog="rl")
+    err = capsys.readouterr().err
+    assert err == f"warning: `clean_output_dir` is renamed to `clean`; found in {SHOWN}:1\n"
+
+
+def test_show_origins_and_check_name_the_file_escaped(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compose show --origins` notes each value's file in a TOML comment, and `compose check`
+    lists problems at their file: neither writes the name's control characters (a newline in a
+    comment would also end it, and the TOML printed would not be the config)."""
+    write(EVIL, "max_steps = 3\nbad_key = 1\n")
+    assert main(["show", "--origins", "@", EVIL]) == 0
+    out = capsys.readouterr().out
+    assert out == f"max_steps = 3  # {SHOWN}:1\nbad_key = 1  # {SHOWN}:2\n"
+    assert main(["check", "--quiet", "--schema", "schemas:RLConfig", EVIL]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        f"{SHOWN}:2: --bad-key = 1: unknown key",
+        f"{SHOWN}: 1 problem as a root config of schemas:RLConfig",
+        "checked 1 files: 0 fit, 1 with problems",
+    ]

@@ -27,8 +27,10 @@ from compose._cli.roles import (
     config_files,
     declared_at,
     load_schema,
+    mapping_key,
     read_roles,
     roles_of,
+    unmatched_patterns,
 )
 from compose._input.argv import FileItem
 from compose._input.files import read_text
@@ -40,7 +42,7 @@ from compose._schema.secrets import holds_secrets
 from compose._schema.shape import model_shape
 from compose._syntax import FOUND_IN, INCLUDE, dotted
 from compose._warn import held
-from compose.errors import ComposeError, ConfigValidationError, InterpolationError
+from compose.errors import ComposeError, ConfigValidationError, InterpolationError, printable
 
 FOUND_PROBLEMS = 1  # the exit code when a file has a problem (2 stays bad input to check itself)
 
@@ -53,7 +55,7 @@ class Problem:
     text: str
 
     def line(self) -> str:
-        return f"{self.where}: {self.text}"
+        return f"{printable(self.where)}: {self.text}"  # the text is an error's: printable
 
 
 @dataclass(frozen=True)
@@ -78,16 +80,29 @@ def check_command(
     """Judge every file under `paths`; print each verdict; 1 if any file has a problem."""
     roles = read_roles(roles_file, schema)
     schemas = {name: _entrypoint(roles, name, schema) for name in roles.entrypoints}
-    files = list(config_files(paths or ["."], roles))
+    paths = paths or ["."]
+    files = list(config_files(paths, roles))
     included = included_roles(files, roles, schemas, (*search_path, *roles.search_path))
     verdicts = [judge(path, roles, schemas, search_path, included) for path in files]
     for verdict in verdicts:
         _print_verdict(verdict, quiet)
+    mapping = [_problem(error, roles.shown) for error in unmatched_patterns(roles, paths, files)]
+    for problem in mapping:
+        write_text(sys.stdout, problem.line() + "\n")
+    shown = printable(roles.shown)
+    if mapping:
+        write_text(sys.stdout, f"{shown}: {_problems(len(mapping))} of the mapping\n")
     bad = sum(1 for verdict in verdicts if verdict.problems)
     checked = f"{len(verdicts)} file" if len(verdicts) == 1 else f"{len(verdicts)} files"
-    summary = f"checked {checked}: {len(verdicts) - bad} fit, {bad} with problems\n"
-    write_text(sys.stdout, summary)
-    return FOUND_PROBLEMS if bad else 0
+    summary = f"checked {checked}: {len(verdicts) - bad} fit, {bad} with problems"
+    if mapping:
+        summary += f"; {_problems(len(mapping))} in {shown}"
+    write_text(sys.stdout, summary + "\n")
+    return FOUND_PROBLEMS if bad or mapping else 0
+
+
+def _problems(count: int) -> str:
+    return f"{count} problem{'' if count == 1 else 's'}"
 
 
 def _entrypoint(roles: Roles, name: str, flag: str | None) -> type[BaseModel]:
@@ -96,7 +111,7 @@ def _entrypoint(roles: Roles, name: str, flag: str | None) -> type[BaseModel]:
     if name == flag:
         return load_schema(name)
     try:
-        return load_schema(roles.entrypoints[name], f"entrypoints.{name}")
+        return load_schema(roles.entrypoints[name], mapping_key(("entrypoints", name)))
     except ComposeError as error:
         raise error.evolve(origin=declared_at(roles, ("entrypoints", name))) from None
 
@@ -294,19 +309,18 @@ def _problem(error: ComposeError, path: str) -> Problem:
 def _print_verdict(verdict: Verdict, quiet: bool) -> None:
     if verdict.problems or not quiet:
         for warned in verdict.warnings:
-            write_text(sys.stdout, f"{verdict.path}: warning: {warned}\n")
+            write_text(sys.stdout, f"{printable(verdict.path)}: warning: {printable(warned)}\n")
     role = f" {verdict.role.describe()}" if verdict.role is not None else ""
     if not verdict.problems:
         if not quiet:
             fits = "skipped (its rule says so)" if verdict.role is None else f"fits{role}"
-            write_text(sys.stdout, f"{verdict.path}: {fits}\n")
+            write_text(sys.stdout, f"{printable(verdict.path)}: {fits}\n")
         return
     for problem in verdict.problems:
         write_text(sys.stdout, problem.line() + "\n")
-    count = len(verdict.problems)
     tried = ""
     if verdict.tried:
         others = ", ".join(role.describe() for role in verdict.tried)
         tried = f"; nor does it fit {others}"
-    noun = "problem" if count == 1 else "problems"
-    write_text(sys.stdout, f"{verdict.path}: {count} {noun}{role}{tried}\n")
+    counted = f"{_problems(len(verdict.problems))}{role}{tried}"
+    write_text(sys.stdout, f"{printable(verdict.path)}: {counted}\n")

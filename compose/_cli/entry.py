@@ -24,7 +24,7 @@ from compose._input.search import Dirs, SearchPath, as_search_path
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import COMPLETE_VARIABLE
 from compose._warn import held
-from compose.errors import ComposeError, HelpRequested
+from compose.errors import ComposeError, HelpRequested, printable
 
 M = TypeVar("M", bound=BaseModel)
 Resolvers = Mapping[str, Callable[..., Any]] | None
@@ -333,7 +333,7 @@ def _rich(draw: Callable[[Any], None]) -> bool:
 def _show_warnings(caught: list[Warning]) -> None:
     shown: set[str] = set()
     for message in caught:
-        line = f"warning: {message}\n"
+        line = f"warning: {printable(str(message))}\n"  # a file name may hold an escape
         if line not in shown:
             shown.add(line)
             write_text(sys.stderr, line)

@@ -27,12 +27,13 @@ from compose._input.files import parse_toml, read_text
 from compose._input.formats import key_lines_for
 from compose._input.origins import FileSource
 from compose._merge.flags import key_segments
-from compose._merge.migrations import Migrated, Versions, migrate_table, versions_of
+from compose._merge.migrations import Migrated, ShowKey, Versions, migrate_table, versions_of
 from compose._runs import atomic
+from compose._schema.keys import cli_key
 from compose._schema.secrets import is_secret_path
 from compose._schema.shape import Kind, model_shape
 from compose._schema.walk import walk
-from compose._syntax import SCHEMA_VERSION, SECRET_MASK, dotted
+from compose._syntax import SCHEMA_VERSION, SECRET_MASK
 from compose._tree import KeyPath, copy_tree
 from compose.errors import ArgvError, ComposeError, SourceError
 
@@ -55,8 +56,10 @@ def migrate_files(
             hint="declare its migrations with `versioned(...)` on the class",
         )
     prefix = _prefix(schema, section)
-    secret = functools.partial(is_secret_path, model_shape(schema))  # errors never show one
-    rewritten = [(shown, *_rewrite(shown, prefix, versions, secret)) for shown in files]
+    root = model_shape(schema)
+    secret = functools.partial(is_secret_path, root)  # errors never show one
+    show = functools.partial(cli_key, root)  # keys as flags, as errors and warnings name them
+    rewritten = [(shown, *_rewrite(shown, prefix, versions, show, secret)) for shown in files]
     changed = False
     for shown, text, migrated, new_text in rewritten:
         if new_text == text:
@@ -68,7 +71,7 @@ def migrate_files(
             write_text(sys.stdout, _diff(shown, masked(text, old=True), masked(new_text)))
             continue
         _replace(shown, new_text)
-        write_text(sys.stdout, _report(shown, migrated, versions))
+        write_text(sys.stdout, _report(shown, migrated, versions, show))
     return 1 if check and changed else 0
 
 
@@ -89,7 +92,11 @@ def _prefix(schema: type[BaseModel], section: str | None) -> KeyPath:
 
 
 def _rewrite(
-    shown: str, prefix: KeyPath, versions: Versions, secret: Callable[[Any, KeyPath], bool]
+    shown: str,
+    prefix: KeyPath,
+    versions: Versions,
+    show: ShowKey,
+    secret: Callable[[Any, KeyPath], bool],
 ) -> tuple[str, Migrated, str]:
     """The file's text, what migrating its data gives, and the file's text migrated."""
     if format_of(shown) != TOML:
@@ -103,7 +110,7 @@ def _rewrite(
     table = parse_toml(shown, text)
     old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
     source = FileSource(shown, text, prefix)
-    migrated = migrate_table(copy_tree(table), source, versions, secret)
+    migrated = migrate_table(copy_tree(table), source, versions, show, secret)
     unexpressed = SourceError(  # never write a file that means something else than the migration
         "cannot be rewritten in place: the edited TOML does not hold the migrated data",
         origin=shown,
@@ -253,12 +260,10 @@ def _diff(shown: str, text: str, new_text: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-def _report(shown: str, migrated: Migrated, versions: Versions) -> str:
+def _report(shown: str, migrated: Migrated, versions: Versions, show: ShowKey) -> str:
     head = f"{shown}: migrated from schema version {migrated.version} to {versions.version}\n"
     lines = [head]
     for change in migrated.changes:
         where = f"{shown}:{change.line}" if change.line else shown
-        lines.append(
-            f"  {where}: `{dotted(change.path)}` {change.note} ({change.migration.name})\n"
-        )
+        lines.append(f"  {where}: {change.describe(show)} ({change.migration.name})\n")
     return "".join(lines)

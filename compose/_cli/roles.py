@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,10 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from compose._input.argv import FileItem
 from compose._merge.fold import compose_items
-from compose._schema.shape import Kind, innermost, section_models, shape_of_field
+from compose._schema.keys import cli_key
+from compose._schema.shape import Kind, innermost, model_shape, section_models, shape_of_field
 from compose._syntax import dotted
 from compose._tree import KeyPath
-from compose.errors import ArgvError, ComposeError
+from compose.errors import ArgvError, ComposeError, ConfigValidationError, closest
 
 ROLES_FILE = "compose-check.toml"
 # Never config nodes, wherever they sit in a tree: a project's own metadata.
@@ -119,7 +121,13 @@ def read_roles(path: str | None, schema: str | None) -> Roles:
         shown=found or "",
     )
     _check_names(roles)
+    _check_sweeps(roles)
     return roles
+
+
+def mapping_key(path: KeyPath) -> str:
+    """A key of the mapping as errors name keys: a flag (`--files.0.section`)."""
+    return cli_key(model_shape(RolesFile), path)
 
 
 def _check_names(roles: Roles) -> None:
@@ -131,11 +139,92 @@ def _check_names(roles: Roles) -> None:
             known = ", ".join(roles.entrypoints) or "none declared"
             raise ComposeError(
                 "names no entrypoint of [entrypoints]",
-                key=dotted(path),
+                key=mapping_key(path),
                 value=name,
                 origin=declared_at(roles, path),
                 hint=f"entrypoints: {known}",
             )
+
+
+# What a sweep's file is not, so that a rule judging one cannot say it is (it would be ignored)
+_NOT_FOR_SWEEPS = {
+    "section": "mounted at a section: its axes name keys of the whole config",
+    "overlay": "laid over another file: its points are composed over sweep_over alone",
+}
+
+
+def _check_sweeps(roles: Roles) -> None:
+    """A rule with `sweep_over` gives no `section` nor `overlay`, which a sweep's file ignores."""
+    for index, rule in enumerate(roles.rules):
+        if rule.sweep_over is None:
+            continue
+        given = {"section": rule.section or None, "overlay": rule.overlay}
+        for name, value in given.items():
+            if value is not None:
+                path = ("files", index, name)
+                raise ConfigValidationError(
+                    f"a rule with sweep_over judges a sweep's file, which is not "
+                    f"{_NOT_FOR_SWEEPS[name]}",
+                    key=mapping_key(path),
+                    value=value,
+                    origin=declared_at(roles, path),
+                    hint=f"drop {name}, or sweep_over if the file is no sweep's",
+                )
+
+
+def unmatched_patterns(
+    roles: Roles, paths: Sequence[str], files: Sequence[str]
+) -> list[ComposeError]:
+    """Each pattern of a `[[files]]` rule that matches none of `files` (the files checked),
+    though it could match a file under a directory of `paths`: a typo in a glob would leave its
+    files to another role, silently. A pattern whose fixed head leads elsewhere (a rule for
+    another directory than those checked) is not asked."""
+    reach = [
+        d
+        for d in (_relative(path, roles) for path in paths if os.path.isdir(path))
+        if d is not None
+    ]
+    names = [_relative(path, roles) or path for path in files]
+    found: list[ComposeError] = []
+    for index, rule in enumerate(roles.rules):
+        for number, pattern in enumerate(rule.match):
+            if not _reaches(pattern, reach) or any(_matches((pattern,), f, roles) for f in files):
+                continue
+            close = closest(pattern, names, cutoff=0.8)
+            found.append(
+                ConfigValidationError(
+                    "matches no file under the paths checked",
+                    key=mapping_key(("files", index, "match", number)),
+                    value=pattern,
+                    origin=declared_at(roles, ("files", index, "match")),
+                    hint=f"did you mean {close}?" if close else _PATTERNS,
+                )
+            )
+    return found
+
+
+_PATTERNS = "patterns are relative to the mapping's directory, in fnmatch's syntax"
+_WILDCARD = re.compile(r"[*?[]")
+
+
+def _reaches(pattern: str, directories: Sequence[str]) -> bool:
+    """Whether `pattern` could match a file under one of `directories` (relative to the
+    mapping's, "" for it): its head before any wildcard leads into one, or one lies in it."""
+    head = _WILDCARD.split(pattern, maxsplit=1)[0]
+    return any(
+        not directory or head.startswith(directory + "/") or (directory + "/").startswith(head)
+        for directory in directories
+    )
+
+
+def _relative(path: str, roles: Roles) -> str | None:
+    """`path` relative to the mapping's directory, as patterns name it ("" for it); None when
+    it lies outside."""
+    try:
+        relative = _real(path).relative_to(roles.base).as_posix()
+    except ValueError:
+        return None
+    return "" if relative == "." else relative
 
 
 def declared_at(roles: Roles, path: KeyPath) -> str | None:
@@ -183,9 +272,8 @@ def _is_config_name(name: str) -> bool:
 
 def _matches(patterns: Sequence[str], path: str, roles: Roles) -> bool:
     """`path` matched by a pattern, relative to the mapping's directory (`*` crosses `/`)."""
-    try:
-        relative = _real(path).relative_to(roles.base).as_posix()
-    except ValueError:  # outside the mapping's tree: patterns relative to it cannot name it
+    relative = _relative(path, roles)
+    if relative is None:  # outside the mapping's tree: patterns relative to it cannot name it
         relative = Path(path).as_posix()
     return any(fnmatch.fnmatchcase(relative, pattern) for pattern in patterns)
 

@@ -179,9 +179,9 @@ def _merge_node(
         from compose._schema.secrets import is_secret_path  # noqa: PLC0415  # versioned apps only
 
         secret = functools.partial(is_secret_path, composed.root)
-        migrated = migrate_table(table, source, composed.versions, secret)
+        migrated = migrate_table(table, source, composed.versions, composed.show_key, secret)
         table = migrated.table
-        announce_migrated(migrated, source, composed.root.model)
+        announce_migrated(migrated, source, composed.root.model, composed.show_key)
     moves = move_renamed(table, shape, source, composed.show_key)
     if source in composed.needs_resolution:
         note_work(composed, ((*prefix, key) for key in table))

@@ -121,13 +121,27 @@ def _is_version(value: object) -> bool:
 # ---- the common steps
 
 
-class StepError(Exception):
-    """What a step raises for data it cannot migrate: the key (a path of the whole config)."""
+ShowKey = Callable[[KeyPath], str]  # a path of the whole config as errors name it: a flag
 
-    def __init__(self, message: str, path: KeyPath) -> None:
-        super().__init__(message)
-        self.message = message
+
+def _written(path: KeyPath) -> str:
+    """A path as a step's code spells it, for a step run outside a composition."""
+    return f"`{dotted(path)}`"
+
+
+class StepError(Exception):
+    """What a step raises for data it cannot migrate: the key (a path of the whole config), and
+    the key it would go to, which `{new}` in the message stands for."""
+
+    def __init__(self, message: str, path: KeyPath, new: KeyPath = ()) -> None:
+        self.template = message
         self.path = path
+        self.new = new
+        super().__init__(self.text(_written))
+
+    def text(self, show: ShowKey) -> str:
+        """The message, with the key it names shown by `show`."""
+        return self.template.format(new=show(self.new)) if self.new else self.template
 
 
 class MoveKey:
@@ -137,7 +151,7 @@ class MoveKey:
         self.old: KeyPath = tuple(split_dotted(old))
         self.new: KeyPath = tuple(split_dotted(new))
         self.key = self.old
-        self.note = f"moved to `{new}`"
+        self.note = "moved to"
 
     def __repr__(self) -> str:
         return f"move_key({dotted(self.old)!r}, {dotted(self.new)!r})"
@@ -150,14 +164,11 @@ class MoveKey:
         """Move it in `data` (in place); whether there was anything to move."""
         outcome = move_value(data, self.old, self.new)
         if outcome == "taken":
-            new = dotted(self.new)
             raise StepError(
-                f"both it and its new name `{new}` are set; keep only `{new}`", self.old
+                "both it and its new name {new} are set; keep only {new}", self.old, self.new
             )
         if outcome == "blocked":
-            raise StepError(
-                f"cannot move to `{dotted(self.new)}`: a value holds its place", self.old
-            )
+            raise StepError("cannot move to {new}: a value holds its place", self.old, self.new)
         return outcome == "moved"
 
 
@@ -237,13 +248,22 @@ _HELPERS = (MoveKey, RemoveKey, ConvertValue)
 
 
 class Change:
-    """A key a migration changed: its path in the whole config, what happened, the file line."""
+    """A key a migration changed: its path in the whole config, what happened (and where to, for
+    a move), the file line."""
 
-    def __init__(self, path: KeyPath, note: str, migration: Migration, line: int | None) -> None:
+    def __init__(
+        self, path: KeyPath, note: str, migration: Migration, line: int | None, to: KeyPath = ()
+    ) -> None:
         self.path = path
         self.note = note
         self.migration = migration
         self.line = line
+        self.to = to
+
+    def describe(self, show: ShowKey) -> str:
+        """`--trainer.max-norm moved to --trainer.optim.max-norm`: keys shown by `show`."""
+        text = f"{show(self.path)} {self.note}"
+        return f"{text} {show(self.to)}" if self.to else text
 
 
 class Migrated:
@@ -288,6 +308,7 @@ def migrate_table(
     table: dict[str, Any],
     source: FileSource,
     versions: Versions,
+    show: ShowKey,
     secret: Callable[[dict[str, Any], KeyPath], bool] | None = None,
 ) -> Migrated:
     """Run the migrations a file's `table` needs over it (taking its version key out): the
@@ -295,10 +316,11 @@ def migrate_table(
 
     `source.prefix` is the section the file is loaded into: the steps see the table under it.
     A step that fails, or moves a key out of that section, raises one `ConfigValidationError`
-    naming the file, the migration and the key. The common steps change the data in place and
-    say whether they changed anything; an app's own step is given a copy, which is compared
-    with what it returns. `secret(data, path)`: whether a key holds a secret, whose error text
-    (which may quote the value) is then not shown.
+    naming the file, the migration and the key, shown by `show` (as a flag: every error's
+    key is). The common steps change the data in place and say whether they changed anything;
+    an app's own step is given a copy, which is compared with what it returns.
+    `secret(data, path)`: whether a key holds a secret, whose error text (which may quote the
+    value) is then not shown.
     """
     version = file_version(table, source, versions)
     migrations = versions.since(version)
@@ -310,13 +332,13 @@ def migrate_table(
     for migration in migrations:
         for step in migration.steps:
             if isinstance(step, _HELPERS):
-                if _guarded(step, data, migration, source, secret):
+                if _guarded(step, data, migration, source, show, secret):
                     _note_common(result, step, migration, source)
             else:
                 before = data
-                data = _guarded(step, copy_tree(before), migration, source, secret)
+                data = _guarded(step, copy_tree(before), migration, source, show, secret)
                 _note_changes(result, step, before, data, migration, source)
-        result.table = _taken_out(data, prefix, migration, source)  # checked after each
+        result.table = _taken_out(data, prefix, migration, source, show)  # checked after each
     return result
 
 
@@ -328,7 +350,7 @@ def _placed(table: dict[str, Any], prefix: KeyPath) -> dict[Any, Any]:
 
 
 def _taken_out(
-    data: dict[Any, Any], prefix: KeyPath, migration: Migration, source: FileSource
+    data: dict[Any, Any], prefix: KeyPath, migration: Migration, source: FileSource, show: ShowKey
 ) -> dict[str, Any]:
     """The file's table again from the migrated data, which must all lie in its section."""
     for depth, segment in enumerate(prefix):
@@ -337,9 +359,9 @@ def _taken_out(
         if outside or not isinstance(inside, dict):
             key = outside[0] if outside else segment
             raise ConfigValidationError(
-                f"migration {migration.name} moves it out of `{dotted(prefix)}`, the section "
+                f"migration {migration.name} moves it out of {show(prefix)}, the section "
                 "this file is loaded into",
-                key=dotted((*prefix[:depth], key)),
+                key=show((*prefix[:depth], key)),
                 origin=source.shown,
                 hint="write this file's keys in a file loaded at the top, then migrate that",
             )
@@ -352,6 +374,7 @@ def _guarded(
     data: dict[str, Any],
     migration: Migration,
     source: FileSource,
+    show: ShowKey,
     secret: Callable[[dict[str, Any], KeyPath], bool] | None,
 ) -> Any:
     """A common step's `apply(data)`, or what an app's step returns; a failure is one error."""
@@ -360,14 +383,14 @@ def _guarded(
             return step.apply(data)
         migrated = step(data)
     except StepError as error:
-        message = error.message
+        message = error.text(show)
         hidden = secret is not None and secret(data, error.path)
         if error.__cause__ is not None and hidden:
             message = f"{type(error.__cause__).__name__} (a secret: its text is not shown)"
         shown = {} if hidden else {"value": at_path(data, error.path)}  # the file's, unchanged
         raise ConfigValidationError(
             f"migration {migration.name} failed: {message}",
-            key=dotted(error.path),
+            key=show(error.path),
             origin=_where(source, error.path),
             **shown,
         ) from None
@@ -387,7 +410,8 @@ def _guarded(
 
 def _note_common(result: Migrated, step: Any, migration: Migration, source: FileSource) -> None:
     line = source.line_of(_inside(step.key, source))
-    result.changes.append(Change(step.key, step.note, migration, line))
+    to = step.new if isinstance(step, MoveKey) else ()
+    result.changes.append(Change(step.key, step.note, migration, line, to))
     if isinstance(step, MoveKey):
         _follow_move(result, step, source.prefix)
 
@@ -454,16 +478,18 @@ def _error_text(error: Exception) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
-def announce(migrated: Migrated, source: FileSource, schema: type[BaseModel]) -> None:
-    """A `ComposeWarning` for each key a migration changed, naming its line and the command
-    that updates the file."""
+def announce(
+    migrated: Migrated, source: FileSource, schema: type[BaseModel], show: ShowKey
+) -> None:
+    """A `ComposeWarning` for each key a migration changed (as a flag, by `show`), naming its
+    line and the command that updates the file."""
     if not migrated.changes:  # a current file without its stamp: nothing to say
         return
     command = migrate_command(schema, source.shown, source.prefix)
     for change in migrated.changes:
         where = f"{source.shown}:{change.line}" if change.line else source.shown
         warn(
-            f"`{dotted(change.path)}` {change.note} (schema version {change.migration.name})"
+            f"{change.describe(show)} (schema version {change.migration.name})"
             f"{FOUND_IN}{where}; `{command}` updates the file",
             MigratedWarning,
             stacklevel=3,

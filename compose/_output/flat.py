@@ -2,16 +2,19 @@
 
 A tracker shows and queries a config by key: W&B sweeps name parameters with dots, and a
 nested config logged beside them gives each value twice (wandb #982, #5477); MLflow's params
-are flat text of bounded length. `to_flat` gives every value of a resolved config under the
-dotted key a flag takes (`--trainer.optim.lr`), secrets masked. `flags_of` and `flat_argv`
-are the way back: what a sweep agent or an HPO trial hands over (typed values, or the `str()` of
-them) as the flag tokens the command line reads, so that it is validated as flags are.
+are flat text of bounded length, under keys of bounded length. `to_flat` gives every value of
+a resolved config under the dotted key a flag takes (`--trainer.optim.lr`), secrets masked.
+`flags_of` and `flat_argv` are the way back: what a sweep agent or an HPO trial hands over
+(typed values, or the `str()` of them) as the flag tokens the command line reads, so that it
+is validated as flags are.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import PurePath
 from typing import Any
@@ -21,19 +24,27 @@ from pydantic import BaseModel
 from compose._output.plain import to_data
 from compose._schema.shape import ANY, Shape, model_shape
 from compose._schema.walk import walk
-from compose._syntax import NONE_TEXT, TRUNCATED, split_dotted
+from compose._syntax import NONE_TEXT, TRUNCATED, TRUNCATED_KEY, split_dotted
 from compose.errors import ComposeError
 
 # The longest param value MLflow 3 takes (`mlflow.utils.validation.MAX_PARAM_VAL_LENGTH`; older
 # servers take 500, the oldest 250: pass theirs as `max_length`). tests/output/test_trackers.py
 # checks it against the installed MLflow.
 MLFLOW_MAX_PARAM_LENGTH = 6000
-# A cut value keeps room for its marker: a limit below this would keep nothing of the value.
+# The longest param key MLflow takes, of every version (`MAX_ENTITY_KEY_LENGTH`): it refuses a
+# longer one (it cuts only values), and with it the whole batch of params.
+MLFLOW_MAX_KEY_LENGTH = 250
+# A cut value or key keeps room for its marker: a limit below this would keep nothing of it.
 _SHORTEST_LIMIT = 40
+_DIGEST_BYTES = 6  # a cut key's digest: 12 hex digits
 
 
 def to_flat(
-    config: BaseModel | Mapping[str, Any], *, text: bool = False, max_length: int | None = None
+    config: BaseModel | Mapping[str, Any],
+    *,
+    text: bool = False,
+    max_length: int | None = None,
+    max_key_length: int | None = None,
 ) -> dict[str, Any]:
     """`config` as `{dotted.key: value}`, one key per value in field order: what a tracker logs.
 
@@ -47,20 +58,34 @@ def to_flat(
     `str()` of a scalar, JSON of a list or dict. A text longer than `max_length` (default
     MLflow's, 6000) is cut to it, ending with `... [N more characters]`, rather than split
     into parts: `key.0`, `key.1` would read as list indexes on the command line, so a part
-    could never come back as the value. Log the whole config as an artifact beside it.
+    could never come back as the value. Log the whole config as an artifact beside it. A key
+    longer than `max_key_length` (default MLflow's, 250: a long dict key) is cut to it too,
+    ending with `... N more characters DIGEST`, a digest of the whole key: two keys with one
+    head stay two params, and a config's keys are the same in every run. `from_flat` refuses
+    a cut value or key.
     """
-    if max_length is not None and not text:
-        raise ValueError("max_length cuts text: pass text=True with it")
-    limit = MLFLOW_MAX_PARAM_LENGTH if max_length is None else max_length
-    if text and limit < _SHORTEST_LIMIT:
-        raise ValueError(f"max_length must be at least {_SHORTEST_LIMIT}, got {limit}")
+    limit = _limit("max_length", max_length, MLFLOW_MAX_PARAM_LENGTH, text)
+    key_limit = _limit("max_key_length", max_key_length, MLFLOW_MAX_KEY_LENGTH, text)
     tree = to_data(config)  # masks secrets: a tracker is a place people look
     if not isinstance(tree, dict):
         raise TypeError(f"to_flat needs a model or a dict, got {type(config).__name__}")
     flat = {key: _nones(value) for key, value in _leaves(tree, "")}
     if text:
-        return {key: cut(flag_text(value), limit) for key, value in flat.items()}
+        return {
+            cut(key, key_limit, key=True): cut(flag_text(value), limit)
+            for key, value in flat.items()
+        }
     return flat
+
+
+def _limit(name: str, given: int | None, default: int, text: bool) -> int:
+    """A length limit of `to_flat`: what it cuts is text."""
+    if given is not None and not text:
+        raise ValueError(f"{name} cuts text: pass text=True with it")
+    limit = default if given is None else given
+    if text and limit < _SHORTEST_LIMIT:
+        raise ValueError(f"{name} must be at least {_SHORTEST_LIMIT}, got {limit}")
+    return limit
 
 
 def _leaves(table: dict[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
@@ -119,26 +144,40 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is no config value")
 
 
-def cut(text: str, limit: int) -> str:
-    """`text` within `limit` characters: cut, with a marker that says how much was left out."""
+def cut(text: str, limit: int, *, key: bool = False) -> str:
+    """`text` within `limit` characters: cut, with a marker that says how much was left out (a
+    `key`'s, with a digest of the whole key)."""
     if len(text) <= limit:
         return text
+    marker = TRUNCATED_KEY if key else TRUNCATED
+    digest = _digest(text) if key else ""
     dropped = len(text) - limit
     while True:  # the marker's length depends on the count it shows
-        marker = TRUNCATED.format(count=dropped)
-        kept = limit - len(marker)
+        end = marker.format(count=dropped, digest=digest)
+        kept = limit - len(end)
         if len(text) - kept == dropped:
-            return text[:kept] + marker
+            return text[:kept] + end
         dropped = len(text) - kept
 
 
+def _digest(text: str) -> str:
+    whole = text.encode("utf-8", "surrogatepass")  # any str: a dict key may hold a lone surrogate
+    return hashlib.blake2b(whole, digest_size=_DIGEST_BYTES).hexdigest()
+
+
+def _ending(marker: str) -> re.Pattern[str]:
+    """The end of a text `cut` left with `marker`."""
+    pattern = re.escape(marker).replace(re.escape("{count}"), r"\d+")
+    pattern = pattern.replace(re.escape("{digest}"), f"[0-9a-f]{{{2 * _DIGEST_BYTES}}}")
+    return re.compile(pattern + r"\Z")
+
+
+_CUT_ENDINGS = (_ending(TRUNCATED), _ending(TRUNCATED_KEY))
+
+
 def is_cut(text: str) -> bool:
-    """Whether `text` ends with the marker `cut` leaves."""
-    head, _, count = TRUNCATED.partition("{count}")
-    if not text.endswith(count):
-        return False
-    _, found, digits = text[: -len(count)].rpartition(head)
-    return bool(found) and digits.isdigit()
+    """Whether `text` (a value or a key) ends with the marker `cut` leaves."""
+    return any(ending.search(text) for ending in _CUT_ENDINGS)
 
 
 def flags_of(root: Shape, key: str, value: Any) -> Iterator[tuple[str, tuple[str, ...]]]:

@@ -26,21 +26,22 @@ def error_box(error: ComposeError, stream: TextIO, width: int | None = None) -> 
 
 
 def _error_text(error: ComposeError) -> Text:
+    shown = error.shown()  # no control character: a file name cannot restyle the terminal
     text = Text()
-    if error.key:
-        text.append(error.key, style="bold cyan")
-    if error.has_value:
-        text.append(" = " if error.key else "")
-        text.append(repr(error.value), style="yellow")
-    if error.origin:
+    if shown.key:
+        text.append(shown.key, style="bold cyan")
+    if shown.value is not None:
+        text.append(" = " if shown.key else "")
+        text.append(shown.value, style="yellow")
+    if shown.origin:
         text.append(
-            f" (from {error.origin})" if (error.key or error.has_value) else error.origin,
+            f" (from {shown.origin})" if (shown.key or shown.value is not None) else shown.origin,
             style="dim",
         )
     text.append(": " if text else "")
-    text.append(error.message)
-    if error.hint:
-        text.append(f"\n  {error.hint}", style="green")
+    text.append(shown.message)
+    if shown.hint:
+        text.append(f"\n  {shown.hint}", style="green")
     return text
 
 

@@ -21,6 +21,7 @@ from compose._output.plain import plain_text, to_data
 from compose._schema.plan import MIGRATIONS_ATTR
 from compose._schema.secrets import Verbatim
 from compose._syntax import SCHEMA_VERSION, is_bare_key
+from compose.errors import printable
 
 
 def to_toml(
@@ -113,7 +114,8 @@ class _Writer:
 
     def _noted(self, line: str, path: tuple[Any, ...]) -> str:
         comment = self.note(path) if self.note is not None else None
-        return f"{line}  # {comment}" if comment else line
+        # A comment ends at a newline, and a file's name may hold one (or an escape sequence)
+        return f"{line}  # {printable(comment)}" if comment else line
 
     def value(self, value: Any) -> str:
         if isinstance(value, Verbatim):  # a secret's `${oc.env:NAME}`: reloads to resolve it

@@ -265,16 +265,31 @@ def test_a_group_file_that_fits_none_of_its_sections_names_them_all(
         ("entrypont = 'x'\n", "entrypont"),
         (
             "default = 'nope'\n[entrypoints]\napp = 'checkapp:App'\n",
-            "default = 'nope' (from compose-check.toml:1): names no entrypoint",
+            "--default = 'nope' (from compose-check.toml:1): names no entrypoint",
         ),
         (
             "[entrypoints]\napp = 'checkapp:App'\n[[files]]\nmatch = ['a']\nentrypoint = 'ap'\n",
-            "files.0.entrypoint = 'ap' (from compose-check.toml:5): names no entrypoint",
+            "--files.0.entrypoint = 'ap' (from compose-check.toml:5): names no entrypoint",
         ),
         (
             "[entrypoints]\n\napp = 'checkapp:Missing'\n",
-            "entrypoints.app = 'checkapp:Missing' (from compose-check.toml:3): "
+            "--entrypoints.app = 'checkapp:Missing' (from compose-check.toml:3): "
             "checkapp has no config class Missing",
+        ),
+        (  # a sweep's file is composed over its own argv: a section would be ignored
+            "[entrypoints]\napp = 'checkapp:App'\n[[files]]\nmatch = ['a.toml']\n"
+            "section = 'trainer'\nsweep_over = ['@', 'b.toml']\n",
+            "--files.0.section = 'trainer' (from compose-check.toml:5): a rule with sweep_over "
+            "judges a sweep's file, which is not mounted at a section: its axes name keys of "
+            "the whole config; drop section, or sweep_over if the file is no sweep's",
+        ),
+        (
+            "[entrypoints]\napp = 'checkapp:App'\n[[files]]\nmatch = ['a.toml']\n"
+            "sweep_over = []\noverlay = true\n",
+            "--files.0.overlay = True (from compose-check.toml:6): a rule with sweep_over "
+            "judges a sweep's file, which is not laid over another file: its points are "
+            "composed over sweep_over alone; drop overlay, or sweep_over if the file is no "
+            "sweep's",
         ),
     ],
 )
@@ -286,6 +301,59 @@ def test_a_bad_mapping_is_bad_input_to_check_itself(
     code, lines, err = check(capsys, ".")
     assert (code, lines) == (2, [])
     assert err.startswith("error: ") and expected in err and err.count("\n") == 1
+
+
+def test_a_rule_whose_pattern_matches_no_file_is_a_problem_of_the_mapping(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in a glob would leave its files to the default role, silently: each pattern that
+    matches no file under the paths checked is a problem, at its line in the mapping. Patterns
+    that cannot reach those paths (a rule for another directory) are not asked."""
+    write(tree, "conf/debug/trainer.toml", "steps = 2\n")
+    write(tree, "conf/debug/other.toml", "seq_len = 3\n")
+    write(tree, "examples/a/debug.toml", "seq_len = 4\n")
+    write(
+        tree,
+        "compose-check.toml",
+        """
+        default = "app"
+        [entrypoints]
+        app = "checkapp:App"
+        trainer = "checkapp:Trainer"
+
+        [[files]]
+        match = ["conf/debug/traner.toml"]
+        entrypoint = "trainer"
+
+        [[files]]
+        match = ["conf/debug/other.toml", "conf/*/nothing-*.toml"]
+
+        [[files]]
+        match = ["examples/*/debug.toml"]
+        overlay = true
+    """,
+    )
+    code, lines, err = check(capsys, "--quiet", "conf")
+    assert (code, err) == (1, "")
+    assert lines == [
+        "conf/debug/trainer.toml:1: --steps = 2: unknown key; did you mean --trainer.steps?",
+        "conf/debug/trainer.toml: 1 problem as a root config of app",
+        "compose-check.toml:7: --files.0.match.0 = 'conf/debug/traner.toml': matches no file "
+        "under the paths checked; did you mean conf/debug/trainer.toml?",
+        "compose-check.toml:11: --files.1.match.1 = 'conf/*/nothing-*.toml': matches no file "
+        "under the paths checked; patterns are relative to the mapping's directory, in "
+        "fnmatch's syntax",
+        "compose-check.toml: 2 problems of the mapping",
+        "checked 2 files: 1 fit, 1 with problems; 2 problems in compose-check.toml",
+    ]
+    write(
+        tree,
+        "compose-check.toml",
+        "[entrypoints]\napp = 'checkapp:App'\n[[files]]\n"
+        "match = ['conf/debug/trainer.toml']\nentrypoint = 'app'\n",
+    )
+    code, lines, _ = check(capsys, "--quiet", "examples", "conf/debug/other.toml")
+    assert (code, lines[-1]) == (0, "checked 2 files: 2 fit, 0 with problems")
 
 
 def test_a_bad_schema_flag_is_named_as_the_flag_beside_a_mapping(
@@ -433,7 +501,7 @@ def test_a_file_of_an_older_schema_version_is_stale_until_migrated(
     )
     assert code == 1
     assert lines[0].startswith(
-        "tests/fixtures/rl-v1.toml:10: `trainer.max_norm` moved to `trainer.optim.max_norm` "
+        "tests/fixtures/rl-v1.toml:10: --trainer.max-norm moved to --trainer.optim.max-norm "
         "(schema version 1 -> 2) (`compose migrate --schema rl_app.config.rl:RLConfig "
     )
     assert lines[-2] == (

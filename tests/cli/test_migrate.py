@@ -73,10 +73,10 @@ def test_a_file_is_rewritten_in_place_keeping_every_untouched_line(
     assert Path("old.toml").read_text() == MIGRATED
     assert out == (
         "old.toml: migrated from schema version 1 to 3\n"
-        "  old.toml:5: `trainer.max_norm` moved to `trainer.optim.max_norm` (1 -> 2)\n"
-        "  old.toml:6: `trainer.compile` is removed: compilation is always on (1 -> 2)\n"
-        "  old.toml:12: `trainer.optim.betas` is removed by step `split_betas` (2 -> 3)\n"
-        "  old.toml:7: `trainer.seed` is converted to its new format by `int` (2 -> 3)\n"
+        "  old.toml:5: --trainer.max-norm moved to --trainer.optim.max-norm (1 -> 2)\n"
+        "  old.toml:6: --trainer.compile is removed: compilation is always on (1 -> 2)\n"
+        "  old.toml:12: --trainer.optim.betas is removed by step `split_betas` (2 -> 3)\n"
+        "  old.toml:7: --trainer.seed is converted to its new format by `int` (2 -> 3)\n"
     )
     assert sorted(os.listdir(".")) == ["old.toml"]  # no temporary left beside it
 
@@ -143,7 +143,7 @@ def test_one_bad_file_leaves_every_file_as_it_was(
     assert code == 2
     assert out == ""
     assert err == (
-        "error: trainer.seed = 'seven' (from b.toml:2): migration 2 -> 3 failed: ValueError: "
+        "error: --trainer.seed = 'seven' (from b.toml:2): migration 2 -> 3 failed: ValueError: "
         "invalid literal for int() with base 10: 'seven'\n"
     )
     assert Path("a.toml").read_text() == OLD
@@ -263,9 +263,9 @@ def test_the_rl_examples_version_1_file_loads_with_warnings_and_migrates(
     assert old.trainer.optim.max_norm == 0.5
     hint = "`compose migrate --schema rl_app.config.rl:RLConfig rl.toml` updates the file"
     assert [str(w.message) for w in caught if issubclass(w.category, ComposeWarning)] == [
-        "`trainer.max_norm` moved to `trainer.optim.max_norm` (schema version 1 -> 2); found in "
+        "--trainer.max-norm moved to --trainer.optim.max-norm (schema version 1 -> 2); found in "
         f"rl.toml:10; {hint}",
-        "`trainer.recompute_logprobs` is removed: the trainer always recomputes them (schema "
+        "--trainer.recompute-logprobs is removed: the trainer always recomputes them (schema "
         f"version 1 -> 2); found in rl.toml:11; {hint}",
     ]
     code, _, _ = run_compose(capsys, "migrate", "--schema", "rl_app.config:RLConfig", "rl.toml")
@@ -307,10 +307,10 @@ def test_any_file_with_a_key_moved_or_removed_is_rewritten_to_the_migrated_data(
     shown = str(tmp_path_factory.mktemp("doc") / "f.toml")
     Path(shown).write_text(to_toml(document))
     versions = Versions((Migration(1, 2, step),))
-    _, migrated, new_text = _rewrite(shown, (), versions, lambda data, path: False)
+    _, migrated, new_text = _rewrite(shown, (), versions, str, lambda data, path: False)
     assert parse_toml(shown, new_text) == {"schema_version": 2, **migrated.table}
     Path(shown).write_text(new_text)
-    assert _rewrite(shown, (), versions, lambda data, path: False)[2] == new_text
+    assert _rewrite(shown, (), versions, str, lambda data, path: False)[2] == new_text
 
 
 @pytest.mark.parametrize(

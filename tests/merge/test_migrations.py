@@ -98,13 +98,13 @@ def test_an_old_root_file_loads_migrated_with_a_warning_per_key_naming_its_line(
     assert (config.trainer.optim.betas1, config.trainer.optim.betas2) == (0.8, 0.95)
     assert config.trainer.seed == 7
     assert seen == [
-        "`trainer.max_norm` moved to `trainer.optim.max_norm` (schema version 1 -> 2); "
+        "--trainer.max-norm moved to --trainer.optim.max-norm (schema version 1 -> 2); "
         f"found in old.toml:3; `{MIGRATE} old.toml` updates the file",
-        "`trainer.compile` is removed: compilation is always on (schema version 1 -> 2); "
+        "--trainer.compile is removed: compilation is always on (schema version 1 -> 2); "
         f"found in old.toml:4; `{MIGRATE} old.toml` updates the file",
-        "`trainer.optim.betas` is removed by step `split_betas` (schema version 2 -> 3); "
+        "--trainer.optim.betas is removed by step `split_betas` (schema version 2 -> 3); "
         f"found in old.toml:8; `{MIGRATE} old.toml` updates the file",
-        "`trainer.seed` is converted to its new format by `int` (schema version 2 -> 3); "
+        "--trainer.seed is converted to its new format by `int` (schema version 2 -> 3); "
         f"found in old.toml:5; `{MIGRATE} old.toml` updates the file",
     ]
 
@@ -117,8 +117,8 @@ def test_a_stamped_file_runs_only_the_migrations_after_its_version(write: WriteF
     config, seen = _parse(Config, ["@", "v2.toml"])
     assert (config.trainer.seed, config.trainer.optim.betas1) == (3, 0.5)
     assert [message.split(" (")[0] for message in seen] == [
-        "`trainer.optim.betas` is removed by step `split_betas`",
-        "`trainer.seed` is converted to its new format by `int`",
+        "--trainer.optim.betas is removed by step `split_betas`",
+        "--trainer.seed is converted to its new format by `int`",
     ]
     write("v1.toml", "schema_version = 2\n[trainer]\nmax_norm = 0.5\n")
     unknown = r"--trainer\.max-norm = 0\.5 \(from v1\.toml:3\): unknown key"
@@ -140,7 +140,7 @@ def test_a_section_file_is_migrated_with_the_whole_configs_paths(write: WriteFil
     config, seen = _parse(Config, ["--trainer", "@", "trainer.toml"])
     assert config.trainer.optim.max_norm == 0.25
     assert seen == [
-        "`trainer.max_norm` moved to `trainer.optim.max_norm` (schema version 1 -> 2); found in "
+        "--trainer.max-norm moved to --trainer.optim.max-norm (schema version 1 -> 2); found in "
         f"trainer.toml:2; `{MIGRATE} --section trainer trainer.toml` updates the file",
     ]
 
@@ -188,7 +188,7 @@ def test_a_failing_step_is_one_error_naming_the_file_the_migration_and_the_key(
     with pytest.raises(ComposeError) as caught:
         parse(Config, ["@", "old.toml"])
     assert str(caught.value) == (
-        "trainer.seed = 'seven' (from old.toml:2): migration 2 -> 3 failed: ValueError: invalid "
+        "--trainer.seed = 'seven' (from old.toml:2): migration 2 -> 3 failed: ValueError: invalid "
         "literal "
         "for int() with base 10: 'seven'"
     )
@@ -229,9 +229,9 @@ def test_an_old_key_and_its_new_name_in_one_file_is_an_error_as_for_renamed(
     with pytest.raises(ComposeError) as caught:
         parse(Config, ["@", "both.toml"])
     assert str(caught.value) == (
-        "trainer.max_norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and its new "
+        "--trainer.max-norm = 0.5 (from both.toml:2): migration 1 -> 2 failed: both it and its new "
         "name "
-        "`trainer.optim.max_norm` are set; keep only `trainer.optim.max_norm`"
+        "--trainer.optim.max-norm are set; keep only --trainer.optim.max-norm"
     )
 
 
@@ -247,8 +247,69 @@ def test_a_step_that_moves_a_key_out_of_a_section_files_section_is_an_error(
     with pytest.raises(ComposeError) as caught:
         parse(Top, ["--trainer", "@", "trainer.toml"])
     assert str(caught.value).startswith(
-        "seed (from trainer.toml): migration 1 -> 2 moves it out of `trainer`, the section this "
+        "--seed (from trainer.toml): migration 1 -> 2 moves it out of --trainer, the section this "
         "file is loaded into"
+    )
+
+
+class Snake(BaseConfig):
+    learning_rate: float = 1e-3
+    warmup_steps: int = 0
+
+
+def test_errors_and_warnings_name_keys_as_flags_as_every_error_does(write: WriteFile) -> None:
+    """CONTRACT section 4: the key path in command-line form (`--run-config.learning-rate`),
+    whatever a step's dotted path spells, in an error's `.key` and text and in a warning."""
+
+    @versioned(
+        Migration(
+            1,
+            2,
+            move_key("run_config.lr_warmup", "run_config.warmup_steps"),
+            convert_value("run_config.learning_rate", float),
+            remove_key("run_config.old_flag", "no longer read"),
+        )
+    )
+    class Deep(BaseConfig):
+        trainer: Trainer = Trainer()
+        run_config: Snake = Snake()
+
+    write("old.toml", "[run_config]\nlr_warmup = 10\nold_flag = true\n")
+    _, seen = _parse(Deep, ["@", "old.toml"])
+    assert [message.split(" (")[0] for message in seen] == [
+        "--run-config.lr-warmup moved to --run-config.warmup-steps",
+        "--run-config.old-flag is removed: no longer read",
+    ]
+    write("bad.toml", '[run_config]\nlearning_rate = "fast"\n')
+    with pytest.raises(ComposeError) as failed:
+        parse(Deep, ["@", "bad.toml"])
+    assert failed.value.key == "--run-config.learning-rate"
+    assert str(failed.value).startswith("--run-config.learning-rate = 'fast' (from bad.toml:2)")
+    write("both.toml", "[run_config]\nlr_warmup = 1\nwarmup_steps = 2\n")
+    with pytest.raises(ComposeError) as both:
+        parse(Deep, ["@", "both.toml"])
+    assert both.value.key == "--run-config.lr-warmup"
+    assert both.value.message == (
+        "migration 1 -> 2 failed: both it and its new name --run-config.warmup-steps are set; "
+        "keep only --run-config.warmup-steps"
+    )
+
+    @versioned(Migration(1, 2, move_key("trainer.seed", "run_config.seed")))
+    class Moving(BaseConfig):
+        trainer: Trainer = Trainer()
+        run_config: Snake = Snake()
+
+    write("blocked.toml", "run_config = 3\n[trainer]\nseed = 1\n")  # no table to move it into
+    with pytest.raises(ComposeError) as blocked:
+        parse(Moving, ["@", "blocked.toml"])
+    assert blocked.value.key == "--trainer.seed"
+    assert "cannot move to --run-config.seed: a value holds its place" in str(blocked.value)
+    write("section.toml", "seed = 1\n")
+    with pytest.raises(ComposeError) as out:
+        parse(Moving, ["--trainer", "@", "section.toml"])
+    assert (out.value.key, out.value.message.split(",")[0]) == (
+        "--run-config",
+        "migration 1 -> 2 moves it out of --trainer",
     )
 
 
@@ -304,7 +365,7 @@ def test_a_failing_conversion_of_a_secret_does_not_show_the_errors_text(write: W
         parse(WithSecret, ["@", "old.toml"])
     assert "hunter2" not in str(caught.value)
     assert str(caught.value) == (
-        "token (from old.toml:1): migration 1 -> 2 failed: ValueError (a secret: its text is "
+        "--token (from old.toml:1): migration 1 -> 2 failed: ValueError (a secret: its text is "
         "not shown)"
     )
 
@@ -325,7 +386,7 @@ def test_a_failing_conversion_of_a_secret_in_a_dict_shows_neither_its_value_nor_
     with pytest.raises(ComposeError) as caught:
         parse(WithSecrets, ["@", "old.toml"])
     assert str(caught.value) == (
-        "tokens.a (from old.toml:2): migration 1 -> 2 failed: ValueError (a secret: its text "
+        "--tokens.a (from old.toml:2): migration 1 -> 2 failed: ValueError (a secret: its text "
         "is not shown)"
     )
 
@@ -336,6 +397,6 @@ def test_each_included_file_is_migrated_by_its_own_version(write: WriteFile) -> 
     config, seen = _parse(Config, ["@", "run.toml"])
     assert (config.trainer.optim.max_norm, config.trainer.seed) == (0.3, 2)
     assert seen == [
-        "`trainer.max_norm` moved to `trainer.optim.max_norm` (schema version 1 -> 2); "
+        "--trainer.max-norm moved to --trainer.optim.max-norm (schema version 1 -> 2); "
         f"found in base.toml:2; `{MIGRATE} base.toml` updates the file",
     ]

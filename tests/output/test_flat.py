@@ -4,6 +4,7 @@ and `flat_argv` turn such a dict, typed or as `str()` of its values, into valida
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +24,7 @@ from compose import (
     parse,
     to_flat,
 )
-from compose._output.flat import MLFLOW_MAX_PARAM_LENGTH, cut, is_cut
+from compose._output.flat import MLFLOW_MAX_KEY_LENGTH, MLFLOW_MAX_PARAM_LENGTH, cut, is_cut
 
 
 class Adam(BaseConfig):
@@ -143,11 +144,44 @@ def test_cut_keeps_within_the_limit_and_says_what_it_dropped(text: str, limit: i
         assert is_cut(shown)
 
 
+def test_a_long_key_is_cut_to_the_key_limit_keeping_its_head_and_a_digest() -> None:
+    """MLflow takes keys of 250 characters, of its own characters; two keys that share the kept
+    head stay apart (a digest of the whole key), and the same key is cut the same way."""
+    head = "k" * 300
+    run = Run(extra={f"{head}_a": 1, f"{head}_b": 2, "short": 3})
+    flat = to_flat(run, text=True)
+    keys = [key for key in flat if key.startswith("extra.k")]
+    assert len(keys) == 2 and keys[0] != keys[1]
+    assert all(len(key) == MLFLOW_MAX_KEY_LENGTH for key in keys)
+    assert all(re.fullmatch(r"[\w.\- ]+", key) for key in keys)  # no [], no ,: MLflow's own
+    assert all(key.startswith("extra." + "k" * 200) and is_cut(key) for key in keys)
+    assert [flat[key] for key in keys] == ["1", "2"]
+    assert flat["extra.short"] == "3"
+    assert to_flat(run, text=True) == flat
+    assert len(next(iter(to_flat(run, text=True, max_key_length=100)))) <= 100
+    assert f"extra.{head}_a" in to_flat(run)  # typed, for W&B: keys as they are
+
+
+@given(st.text(min_size=1, max_size=300), st.integers(min_value=40, max_value=200))
+def test_a_cut_key_keeps_within_the_limit(key: str, limit: int) -> None:
+    shown = cut(key, limit, key=True)
+    assert len(shown) <= limit
+    if len(key) <= limit:
+        assert shown == key
+    else:
+        assert is_cut(shown)
+        assert key.startswith(shown.rpartition("... ")[0])
+
+
 def test_limits_are_checked() -> None:
     with pytest.raises(ValueError, match="text=True"):
         to_flat(Run(), max_length=500)
     with pytest.raises(ValueError, match="at least 40"):
         to_flat(Run(), text=True, max_length=10)
+    with pytest.raises(ValueError, match="text=True"):
+        to_flat(Run(), max_key_length=500)
+    with pytest.raises(ValueError, match="at least 40"):
+        to_flat(Run(), text=True, max_key_length=39)
     with pytest.raises(TypeError, match="a model or a dict"):
         to_flat([1, 2])  # type: ignore[arg-type]
 
@@ -314,6 +348,16 @@ def test_a_value_cut_to_a_tracker_s_limit_is_refused() -> None:
     flat = to_flat(run, text=True, max_length=200)
     with pytest.raises(ConfigValidationError, match="cut to fit a tracker's length limit"):
         from_flat(Run, {"trainer.tags": flat["trainer.tags"]})
+
+
+def test_a_key_cut_to_a_tracker_s_limit_is_refused() -> None:
+    run = Run(extra={"k" * 300: 1})
+    (key,) = (key for key in to_flat(run, text=True) if key.startswith("extra."))
+    with pytest.raises(ConfigValidationError) as caught:
+        from_flat(Run, {key: "1"})
+    assert caught.value.key == f"--{key}"
+    assert caught.value.origin == f"flat key {key}"
+    assert "cut to fit a tracker's length limit: give the whole key" in str(caught.value)
 
 
 @pytest.mark.parametrize("key", ["", "a=b", "--seed", "@x", "~seed", " seed", 3])

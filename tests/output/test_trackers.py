@@ -1,10 +1,12 @@
 """The trackers of docs/17, for real and without a network: a flat config logged to W&B offline
 and read back from `run.config`; the tokens W&B's agent builds for a sweep's `command`, run
 through the example's `rl` entrypoint; an Optuna ask/tell loop in memory driving `from_flat`
-and the entrypoint; MLflow params, long values cut to its limit, in a temporary file store."""
+and the entrypoint; MLflow params, long values and long keys cut to its limits, in a temporary
+file store."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -16,8 +18,8 @@ from conftest import ROOT, VENV_BIN, run_command
 from rl_app.cli import rl
 from rl_app.config.rl import RLConfig
 
-from compose import compose, flat_argv, from_flat, parse, to_flat
-from compose._output.flat import MLFLOW_MAX_PARAM_LENGTH
+from compose import ConfigValidationError, compose, flat_argv, from_flat, parse, to_flat
+from compose._output.flat import MLFLOW_MAX_KEY_LENGTH, MLFLOW_MAX_PARAM_LENGTH
 
 BASE = ["@", str(ROOT / "examples/reverse_text/rl.toml")]
 
@@ -164,3 +166,38 @@ def test_mlflow_params_cut_to_its_limit_in_a_file_store(
     assert len(logged["trainer.wandb.tags"]) == MAX_PARAM_VAL_LENGTH
     short = {key: value for key, value in params.items() if key != "trainer.wandb.tags"}
     assert from_flat(RLConfig, short) == parse(RLConfig, BASE)  # the rest comes back
+
+
+def test_mlflow_param_keys_cut_to_its_key_limit_in_a_file_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MLflow refuses a param key longer than 250 characters (it cuts values, never keys): a
+    dict key makes one. Cut, each keeps its head and a digest of the whole key, so that two
+    keys with one head stay two params, and a run's keys are the same in every run."""
+    import mlflow
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+    from mlflow.utils.validation import MAX_ENTITY_KEY_LENGTH
+
+    assert MLFLOW_MAX_KEY_LENGTH == MAX_ENTITY_KEY_LENGTH  # the default follows MLflow's
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # a directory: no server, no network
+    mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
+    head = "HF_HUB_" + "X" * 300
+    env_vars = {f"{head}_CACHE": "/a", f"{head}_TOKEN_PATH": "/b", "PATH": "/bin"}
+    config = parse(RLConfig, [*BASE, "--trainer.env-vars", json.dumps(env_vars)])
+    long = [key for key in to_flat(config) if len(key) > MAX_ENTITY_KEY_LENGTH]
+    assert len(long) == 2
+    with mlflow.start_run(), pytest.raises(MlflowException, match="exceeds the maximum length"):
+        mlflow.log_param(long[0], "/a")  # what MLflow says of the whole key
+    params = to_flat(config, text=True)
+    assert params == to_flat(config, text=True)  # the same keys for the same config
+    with mlflow.start_run() as run:
+        mlflow.log_params(params)
+    logged = MlflowClient().get_run(run.info.run_id).data.params
+    assert logged == params
+    cut_keys = [key for key in logged if key.startswith("trainer.env_vars.HF_HUB_")]
+    assert len(cut_keys) == 2
+    assert all(len(key) == MAX_ENTITY_KEY_LENGTH for key in cut_keys)
+    assert logged["trainer.env_vars.PATH"] == "/bin"
+    with pytest.raises(ConfigValidationError, match="cut to fit a tracker's length limit"):
+        from_flat(RLConfig, {cut_keys[0]: logged[cut_keys[0]]}, BASE)
