@@ -609,5 +609,5 @@ def test_show_origins_and_check_name_the_file_escaped(
     assert out.splitlines() == [
         f"{SHOWN}:2: --bad-key = 1: unknown key",
         f"{SHOWN}: 1 problem as a root config of schemas:RLConfig",
-        "checked 1 files: 0 fit, 1 with problems",
+        "checked 1 file: 0 fit, 1 with problems",
     ]
