@@ -11,7 +11,9 @@ The entrypoints are generated beside the schema: `entry_compose.py` calls `compo
 ~500-field schema (`--dry-run --output-dir DIR` emulates prime-rl's dry run: parse, then write
 the resolved config with `write_configs`); `baseline.py` imports Pydantic and builds the same
 classes on a plain `BaseModel`; `entry_prime.py` is the same program on prime-pydantic-config.
-An `rl` console script in the venv, and the example entrypoints, are timed when present.
+An `rl` console script in the venv, and the example entrypoints, are timed when present, with
+the dry run's floor (`floor_dry_run.py`: what any dry run with a run record must do, in plain
+Python) in the dry run's own rounds.
 """
 
 from __future__ import annotations
@@ -88,8 +90,106 @@ class BaseConfig(BaseModel):
 
 def renamed(mapping):
     return lambda cls: cls
+
+
+# The schema's migrations (docs/18) are compose's: here they declare nothing
+def versioned(*migrations):
+    return lambda cls: cls
+
+
+def Migration(*steps):
+    return steps
+
+
+def move_key(*names):
+    return names
+
+
+def remove_key(*names):
+    return names
 '''
 
+
+# The least any dry run with a run record does, in plain Python on the same schema: read the
+# file with the native parser, validate, write the four TOML files (tmp + rename, a minimal
+# emitter) and run.json (the source's digest, `git status` started first and read last). No
+# flags, search path, environment, interpolation, origins, fingerprint or error handling: what
+# compose does beyond this is what its dry run costs past the floor's.
+DRY_RUN_FLOOR_SCRIPT = """\"\"\"Generated: the floor of `rl @ FILE --dry-run`.\"\"\"
+
+import sys
+
+from rl_app.config.rl import RLConfig  # the schema, as the baseline imports it
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+try:  # the floor's parser, as in the grid (peers.native_toml)
+    from toml_rs import loads
+except ImportError:
+    from tomli import loads
+
+GIT = ["git", "--no-optional-locks", "status", "--porcelain=v2", "--branch", "-uno"]
+BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        pairs = (f"{key(k)} = {value(x)}" for k, x in v.items() if x is not None)
+        return "{" + ", ".join(pairs) + "}"
+    return json.dumps(str(v))
+
+
+def key(k):
+    return k if BARE.fullmatch(k) else json.dumps(k)
+
+
+def dump(data, prefix=""):
+    leaves = {k: v for k, v in data.items() if v is not None and not isinstance(v, dict)}
+    lines = [f"{key(k)} = {value(v)}" for k, v in leaves.items()]
+    text = "\\n".join(lines) + "\\n"
+    for k, v in data.items():
+        if isinstance(v, dict):
+            name = f"{prefix}.{key(k)}" if prefix else key(k)
+            text += f"\\n[{name}]\\n" + dump(v, name)
+    return text
+
+
+def write(path, text):
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def main():
+    source, out = sys.argv[1], Path(sys.argv[2])
+    git = subprocess.Popen(GIT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    raw = Path(source).read_bytes()
+    data = loads(raw.decode())
+    data.update(dry_run=True, output_dir=str(out))
+    config = RLConfig.model_validate(data)
+    (out / "configs").mkdir(parents=True, exist_ok=True)
+    for name, model in {"rl": config, **config.components()}.items():
+        write(out / "configs" / f"{name}.toml", dump(model.model_dump(mode="json")))
+    status, _ = git.communicate()
+    record = {"argv": sys.argv[1:], "sources": {source: hashlib.sha256(raw).hexdigest()}}
+    record["git"] = status.decode(errors="replace")
+    write(out / "run.json", json.dumps(record, indent=2))
+    print("dry run: nothing started")
+
+
+main()
+"""
 
 # The names of the programs the cold goal pairs (the report judges the first pair)
 RL_HELP = "rl --help"
@@ -98,6 +198,7 @@ RL_BASELINE = "rl baseline: import pydantic + build rl_app schema"
 # The baseline the issue names for the dry run: the schema module as its author wrote it, on
 # compose's BaseConfig (so compose's package, its errors and BaseConfig's validator are in both)
 RL_SCHEMA = "rl schema as written: python -c 'import rl_app.config'"
+DRY_RUN_FLOOR = "the dry run's floor: toml-rs, validate, 4 TOML files, run.json with git"
 GEN_HELP = "compose entry --help"
 GEN_BASELINE = "baseline: import pydantic + build schema"
 
@@ -127,7 +228,7 @@ class Timing:
     # from the rounds of every program: the goal is judged on these.
     pair_samples: list[float] = field(default_factory=list)
     pair_cpu_samples: list[float] = field(default_factory=list)
-    paired_with: str | None = None  # the other program of those rounds
+    paired_with: str | None = None  # the other programs of those rounds (`partners`)
 
 
 # The rl baseline: the example's schema classes on plain Pydantic, with none of compose loaded.
@@ -146,6 +247,7 @@ def write_entrypoints(directory: Path) -> None:
     shim = directory / "shim"
     shim.mkdir(parents=True, exist_ok=True)
     (shim / "_compose_shim.py").write_text(SHIM)
+    (directory / "floor_dry_run.py").write_text(DRY_RUN_FLOOR_SCRIPT)
 
 
 def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
@@ -183,7 +285,7 @@ def commands(directory: Path, output_dir: Path, quick: bool) -> list[Command]:
             ),
         ]
     if quick:  # enough to see that every entrypoint runs
-        return [found[0], found[1], found[3], *rl_commands(directory, output_dir)[:3]]
+        return [found[0], found[1], found[3], *rl_commands(directory, output_dir)]
     return found + rl_commands(directory, output_dir)
 
 
@@ -213,6 +315,8 @@ def rl_commands(directory: Path, output_dir: Path) -> list[Command]:
         shown = example.relative_to(REPO).as_posix()
         argv = [*rl, "@", shown, "--dry-run", "--output-dir", str(output_dir / "rl")]
         found.append(Command(f"rl @ {shown} --dry-run", argv, "compose", cwd=REPO))
+        floor = [python, str(directory / "floor_dry_run.py"), shown, str(output_dir / "floor")]
+        found.append(Command(DRY_RUN_FLOOR, floor, "floor", cwd=REPO))
     return found
 
 
@@ -274,7 +378,7 @@ def run_once(command: Command, cwd: Path, timing: Timing) -> tuple[float, float]
 
 
 # The programs judged against a baseline, and the baselines: what callgrind counts.
-COUNTED = {RL_HELP, RL_DRY_RUN, RL_BASELINE, RL_SCHEMA, GEN_HELP, GEN_BASELINE}
+COUNTED = {RL_HELP, RL_DRY_RUN, RL_BASELINE, RL_SCHEMA, DRY_RUN_FLOOR, GEN_HELP, GEN_BASELINE}
 
 
 def count_instructions(commands: list[Command], timings: list[Timing], cwd: Path) -> None:
@@ -316,29 +420,37 @@ def run_all(
 
 # The judged pairs: the goal is a difference of ~10 ms between two ~150 ms programs on a machine
 # whose runs of one program spread by ±40 ms, so each gets rounds of its own, free of the other
-# programs (prime's --help alone takes 5 s a run).
-GOAL_PAIRS = ((RL_BASELINE, RL_HELP), (RL_SCHEMA, RL_DRY_RUN))
+# programs (prime's --help alone takes 5 s a run). The dry run's floor runs in its pair's rounds:
+# the dry run is read against it on the same rounds.
+GOAL_PAIRS = ((RL_BASELINE, RL_HELP), (RL_SCHEMA, RL_DRY_RUN, DRY_RUN_FLOOR))
+# `Timing.paired_with` names the others of its group, one a line (names hold no newline)
+PARTNERS = "\n"
 
 
 def time_goal_pair(commands: list[Command], timings: list[Timing], cwd: Path, rounds: int) -> None:
-    """`rounds` rounds of each judged pair alone, `in_turn`, into their `pair_samples`."""
+    """`rounds` rounds of each judged group alone, `in_turn`, into their `pair_samples`."""
     by_name = {c.name: (c, t) for c, t in zip(commands, timings, strict=True)}
     for names in GOAL_PAIRS:
-        pair = [by_name[name] for name in names if name in by_name]
-        if rounds > 0 and len(pair) == 2 and all(t.error is None for _, t in pair):
-            _time_pair(pair, cwd, rounds)
+        group = [by_name[name] for name in names if name in by_name]
+        if rounds > 0 and len(group) >= 2 and all(t.error is None for _, t in group):
+            _time_group(group, cwd, rounds)
 
 
-def _time_pair(pair: list[tuple[Command, Timing]], cwd: Path, rounds: int) -> None:
-    (_, first), (_, second) = pair
-    first.paired_with, second.paired_with = second.name, first.name
+def _time_group(group: list[tuple[Command, Timing]], cwd: Path, rounds: int) -> None:
+    for _, timing in group:
+        timing.paired_with = PARTNERS.join(t.name for _, t in group if t is not timing)
     for round_ in range(rounds):
-        for command, timing in in_turn(pair, round_):
+        for command, timing in in_turn(group, round_):
             measured = run_once(command, cwd, timing)
             if measured is None:  # the error is kept on the timing, and reported
                 return
             timing.pair_samples.append(measured[0])
             timing.pair_cpu_samples.append(measured[1])
+
+
+def partners(timing: Timing) -> list[str]:
+    """The programs that ran `timing`'s own rounds with it."""
+    return timing.paired_with.split(PARTNERS) if timing.paired_with else []
 
 
 # `rl`'s dry run as `rl_app.cli.rl` makes it, each phase ended by `os.getppid()`: callgrind
