@@ -118,7 +118,9 @@ def _rewrite(
     )
     try:
         document = tomlkit.parse(text)
+        comments = _moved_comments(document, migrated.moved)
         _edit(tomlkit, document, old, migrated.table)
+        _keep_comments(document, comments)
         _stamp(document, versions.version)
         new_text: str = tomlkit.dumps(document)
     except Exception:  # tomlkit's own failure at a text or an edit (dotted keys: IndexError)
@@ -156,6 +158,37 @@ def _edit(tomlkit: Any, container: Any, old: dict[str, Any], new: dict[str, Any]
                 continue
             # emptied, it had no header of its own: one now, as the data still holds the table
         container[key] = _new_item(tomlkit, container, value)
+
+
+def _moved_comments(document: Any, moved: dict[KeyPath, KeyPath]) -> dict[KeyPath, Any]:
+    """The comment on the line of each value a migration moves, by its new place: `_edit`
+    writes a moved value anew, and what the comment says of it (`# clip`) goes with it."""
+    comments = {}
+    for new, old in moved.items():
+        item = _item_at(document, old)
+        trivia = getattr(item, "trivia", None)
+        if trivia is not None and trivia.comment and not _is_table(item):
+            comments[new] = trivia
+    return comments
+
+
+def _keep_comments(document: Any, comments: dict[KeyPath, Any]) -> None:
+    for path, old in comments.items():
+        trivia = getattr(_item_at(document, path), "trivia", None)
+        if trivia is not None and not trivia.comment:
+            trivia.comment_ws, trivia.comment = old.comment_ws or "  ", old.comment
+
+
+def _item_at(document: Any, path: KeyPath) -> Any:
+    """The TOML item at `path`, or None where the document holds none there (a list index,
+    a key written dotted that tomlkit keeps apart)."""
+    item = document
+    for segment in path:
+        if not _is_table(item) or not isinstance(segment, str) or segment not in item:
+            return None
+        # `item()` gives tomlkit's own item, with its comment, where `[]` unwraps a boolean
+        item = item.item(segment) if hasattr(item, "item") else item[segment]
+    return item
 
 
 def _new_item(tomlkit: Any, container: Any, value: Any) -> Any:

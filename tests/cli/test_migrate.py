@@ -29,7 +29,7 @@ OLD = """\
 max_steps = 3  # a top-level key
 
 [trainer]
-max_norm = 0.5  # the old place
+max_norm = 0.5  # clip here
 compile = true
 seed = "7"   # a string, once
 
@@ -49,7 +49,7 @@ seed = 7   # a string, once
 # the optimizer
 [trainer.optim]
 lr = 1e-5   # keep me
-max_norm = 0.5
+max_norm = 0.5  # clip here
 betas1 = 0.8
 betas2 = 0.95
 """
@@ -89,6 +89,38 @@ def test_a_second_run_changes_nothing(write: WriteFile, capsys: pytest.CaptureFi
     assert Path("old.toml").read_text() == MIGRATED
 
 
+def test_a_moved_value_keeps_the_comment_on_its_line(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a comment says of a value goes where the value goes (a boolean too, which tomlkit
+    hands out unwrapped, without its comment); the lines around it stay as they were."""
+    write("moved.py", MOVED_SCHEMA)
+    write("old.toml", "[trainer]\nflag = true #  on purpose\nkeep = 1  # mine\n\n[run]\nkeep = 2\n")
+    code, _, err = run_compose(capsys, "migrate", "--schema", "moved:Top", "old.toml")
+    assert (code, err) == (0, "")
+    assert Path("old.toml").read_text() == (
+        "schema_version = 2\n\n[trainer]\nkeep = 1  # mine\n\n[run]\nkeep = 2\n"
+        "flag = true #  on purpose\n"
+    )
+
+
+MOVED_SCHEMA = """
+from compose import BaseConfig, Migration, move_key, versioned
+
+class Trainer(BaseConfig):
+    keep: int = 0
+
+class Run(BaseConfig):
+    flag: bool = False
+    keep: int = 0
+
+@versioned(Migration(1, 2, move_key("trainer.flag", "run.flag")))
+class Top(BaseConfig):
+    trainer: Trainer = Trainer()
+    run: Run = Run()
+"""
+
+
 def test_check_prints_the_diff_writes_nothing_and_exits_1_while_a_file_would_change(
     write: WriteFile, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -97,7 +129,8 @@ def test_check_prints_the_diff_writes_nothing_and_exits_1_while_a_file_would_cha
     assert code == 1
     assert Path("old.toml").read_text() == OLD
     assert out.startswith("--- old.toml\n+++ old.toml (migrated)\n")
-    assert "-max_norm = 0.5  # the old place\n" in out
+    assert "-max_norm = 0.5  # clip here\n" in out
+    assert "+max_norm = 0.5  # clip here\n" in out
     assert "+schema_version = 3\n" in out
     _migrate(capsys, "old.toml")
     assert _migrate(capsys, "--check", "old.toml")[0] == 0
@@ -110,7 +143,7 @@ def test_a_section_file_is_migrated_with_section(
     code, _, _ = _migrate(capsys, "--section", "trainer", "trainer.toml")
     assert code == 0
     assert Path("trainer.toml").read_text() == (
-        "# trainer only\nseed = 4\nschema_version = 3\n\n[optim]\nmax_norm = 0.25\n"
+        "# trainer only\nseed = 4\nschema_version = 3\n\n[optim]\nmax_norm = 0.25  # clip\n"
     )
 
 
@@ -318,7 +351,7 @@ def test_any_file_with_a_key_moved_or_removed_is_rewritten_to_the_migrated_data(
     [
         (  # dotted keys
             "trainer.max_norm = 0.5  # dotted\ntrainer.seed = 1\n",
-            "schema_version = 3\ntrainer.seed = 1\n\n[trainer.optim]\nmax_norm = 0.5\n",
+            "schema_version = 3\ntrainer.seed = 1\n\n[trainer.optim]\nmax_norm = 0.5  # dotted\n",
         ),
         (  # an inline table stays one
             "trainer = { max_norm = 0.5, seed = 2 }\n",
