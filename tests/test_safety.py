@@ -611,3 +611,28 @@ def test_show_origins_and_check_name_the_file_escaped(
         f"{SHOWN}: 1 problem as a root config of schemas:RLConfig",
         "checked 1 file: 0 fit, 1 with problems",
     ]
+
+
+def test_explain_diff_and_help_name_the_file_escaped(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compose explain` and `compose diff` name each value's file, and an entrypoint's help
+    after files says where each value came from: none writes the name's control characters,
+    nor a key's (a TOML key may hold any character, written as an escape)."""
+    write(EVIL, 'max_steps = 3\n[extra]\n"k\\u001b[2J" = 1\n')
+    write("plain.toml", "max_steps = 4\n")
+    assert main(["explain", "max_steps", "@", EVIL, "@", "plain.toml"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {SHOWN}:1" in out and "\x1b" not in out and "\x9b" not in out
+    assert out.count("\n") == 4  # the key, two nodes, the winner: no line faked
+    assert main(["diff", "@", EVIL, "--", "@", "plain.toml"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        f"--max_steps: 3 ({SHOWN}:1) -> 4 (plain.toml:1)",
+        f"--extra.k\\x1b[2J: 1 ({SHOWN}:3) -> (unset)",
+    ]
+    write(f"help-{EVIL}", "max_steps = 3\n")  # a file AppConfig takes whole
+    with pytest.raises(SystemExit):
+        cli(AppConfig, ["@", f"help-{EVIL}", "--help"], prog="rl")
+    out = capsys.readouterr().out
+    assert f"from help-{SHOWN}:1" in out and "\x1b[2J" not in out and "\x9b" not in out

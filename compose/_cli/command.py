@@ -54,7 +54,7 @@ from compose._schema.shape import section_models
 from compose._schema.walk import walk
 from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, snake_case, split_dotted
 from compose._tree import KeyPath, at_path, replaced
-from compose.errors import ArgvError, ComposeError
+from compose.errors import ArgvError, ComposeError, printable
 
 USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
 
@@ -294,14 +294,18 @@ def explain(options: Options) -> int:
     check_keys(final)
     path = walk(final.root, _segments(key, schema), final.tree, key).path
     lines = [final.show_key(path)]
-    steps = _history(items, schema, path, options.search_path)
+    steps = [
+        (printable(origin), value)
+        for origin, value in _history(items, schema, path, options.search_path)
+    ]
     width = max(29, *(len(origin) + 2 for origin, _ in steps))
     lines += [f"  {origin:<{width}}{value}" for origin, value in steps]
     written = _at(final.tree, path)
     with contextlib.suppress(ComposeError):
         resolve(final)  # the winner resolved too, where the composition resolves
     lines.append(f"  => {_winner(final, path, written)}")
-    write_text(sys.stdout, "\n".join(lines) + "\n")
+    # a file name or key may hold control characters (values are reprs): one line each
+    write_text(sys.stdout, "".join(printable(line) + "\n" for line in lines))
     return 0
 
 
@@ -447,7 +451,8 @@ def _differences(left: Result, right: Result) -> Iterator[str]:
         if not _equal(before, after):
             key = left.composed.show_key(path)
             before, after = left_shown.get(path, _UNSET), right_shown.get(path, _UNSET)
-            yield (f"{key}: {_side(before, left, path)} -> {_side(after, right, path)}")
+            line = f"{key}: {_side(before, left, path)} -> {_side(after, right, path)}"
+            yield printable(line)  # a file name or key may hold control characters
 
 
 def _equal(left: Any, right: Any) -> bool:

@@ -19,7 +19,7 @@ from compose._schema.keys import closest_flag, flag_segment
 from compose._schema.plan import NO_DEFAULT, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
 from compose._syntax import SECRET_MASK, kebab_case, snake_case
-from compose.errors import UnknownKeyError
+from compose.errors import UnknownKeyError, printable
 
 if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw help
     from compose._merge.composed import Composed
@@ -197,7 +197,7 @@ class _Walker:
         if self.composed is None or child is NO_DEFAULT:
             origin = "default" if self.composed is not None else ""
             return Entry(flag, type_label(shape), _value_text(default, shape), origin, description)
-        origin = self.composed.origins.describe(path) or ""
+        origin = printable(self.composed.origins.describe(path) or "")  # a file's name
         return Entry(flag, type_label(shape), _value_text(child, shape), origin, description)
 
     def section(
