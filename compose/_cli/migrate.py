@@ -34,7 +34,7 @@ from compose._schema.secrets import is_secret_path
 from compose._schema.shape import Kind, model_shape
 from compose._schema.walk import walk
 from compose._syntax import SCHEMA_VERSION, SECRET_MASK
-from compose._tree import KeyPath, copy_tree
+from compose._tree import KeyPath, at_path, copy_tree
 from compose.errors import ArgvError, ComposeError, SourceError
 
 INSTALL_HINT = "pip install 'compose-config[migrate]'"
@@ -239,7 +239,7 @@ def _replace(shown: str, text: str) -> None:
 class _Masker:
     """A file's text with the value of each line that holds a secret masked: the diff that
     `--check` prints (in CI logs) shows a secret of the file, moved or beside a changed key,
-    as every other view of it does."""
+    as every other view of it does; and text the migration drops, which no field vouches for."""
 
     def __init__(
         self,
@@ -259,11 +259,21 @@ class _Masker:
 
     def __call__(self, text: str, *, old: bool = False) -> str:
         lines = text.splitlines(keepends=True)
+        written = parse_toml(self.shown, text) if old else {}
         for inner, number in key_lines_for(self.shown, text).items():
-            where = self._moved(inner) if old else inner
-            if 0 < number <= len(lines) and self.secret(self.tree, (*self.prefix, *where)):
+            path = (*self.prefix, *(self._moved(inner) if old else inner))
+            hidden = self.secret(self.tree, path) or (old and self._dropped(written, inner, path))
+            if 0 < number <= len(lines) and hidden:
                 lines[number - 1] = _masked_line(lines[number - 1])
         return "".join(lines)
+
+    def _dropped(self, written: dict[str, Any], inner: KeyPath, path: KeyPath) -> bool:
+        """Whether the old text's key is text the migration dropped: no field of the schema
+        any more, so nothing says whether it was a secret (a removed password usually was).
+        A number or a flag it dropped is shown, as a diff should show what goes."""
+        if inner == (SCHEMA_VERSION,) or at_path(self.tree, path) is not None:
+            return False
+        return _holds_text(at_path(written, inner))
 
     def _moved(self, inner: KeyPath) -> KeyPath:
         """Where a key the old text holds is in the migrated data."""
@@ -272,6 +282,14 @@ class _Masker:
             if new is not None:
                 return (*new, *inner[depth:])
         return inner
+
+
+def _holds_text(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(map(_holds_text, value.values()))
+    if isinstance(value, list):
+        return any(map(_holds_text, value))
+    return isinstance(value, str)
 
 
 def _masked_line(line: str) -> str:

@@ -430,3 +430,45 @@ def test_check_never_prints_a_secret_in_its_diff(
     assert '+api_key = "**********"\n' in out
     assert ' a = "**********"\n' in out
     assert Path("s.toml").read_text() == text
+
+
+REMOVING_APP = """
+from compose import BaseConfig, Migration, remove_key, versioned
+
+def drop_legacy(data):
+    data.get("trainer", {}).pop("legacy_token", None)
+    return data
+
+class Trainer(BaseConfig):
+    lr: float = 0.1
+
+REMOVED = (remove_key("trainer.password", "log in with a key"), remove_key("trainer.retries", "."))
+
+@versioned(Migration(1, 2, *REMOVED, drop_legacy))
+class App(BaseConfig):
+    trainer: Trainer = Trainer()
+"""
+
+
+def test_check_never_prints_the_value_of_a_removed_key(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A key a migration drops is no field of the schema any more, so the schema cannot say
+    whether it was a secret (a removed password usually was): its line in `--check`'s diff
+    shows the mask if it holds text, whether `remove_key` or a step of the app's own dropped
+    it; a kept key's value, and a number dropped, are shown as they are."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write("removing.py", REMOVING_APP)
+    text = '[trainer]\nlr = 0.5\npassword = "hunter2"\nlegacy_token = "sk-old-3"\nretries = 3\n'
+    write("r.toml", text)
+    code, out, err = run_compose(capsys, "migrate", "--schema", "removing:App", "--check", "r.toml")
+    assert (code, err) == (1, "")
+    assert "hunter2" not in out and "sk-old" not in out
+    assert '-password = "**********"\n' in out
+    assert '-legacy_token = "**********"\n' in out
+    assert "-retries = 3\n" in out  # a number: no secret, shown as what goes
+    assert " lr = 0.5\n" in out
+    assert Path("r.toml").read_text() == text
