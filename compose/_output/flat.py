@@ -15,7 +15,7 @@ import enum
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import PurePath
 from typing import Any
 
@@ -55,7 +55,9 @@ def to_flat(
     dotted key can name (empty, holding `.` or `=`, blank at an end), stays one value.
 
     With `text`, each value is the text a flag takes for it (MLflow's params are text):
-    `str()` of a scalar, JSON of a list or dict. A text longer than `max_length` (default
+    `str()` of a scalar, JSON of a list or dict; and a dict with a key MLflow refuses in a
+    param key (other than letters, digits, `_ - /` and spaces) stays one value, as MLflow
+    refuses a whole `log_params` call for one such key. A text longer than `max_length` (default
     MLflow's, 6000) is cut to it, ending with `... [N more characters]`, rather than split
     into parts: `key.0`, `key.1` would read as list indexes on the command line, so a part
     could never come back as the value. Log the whole config as an artifact beside it. A key
@@ -69,7 +71,8 @@ def to_flat(
     tree = to_data(config)  # masks secrets: a tracker is a place people look
     if not isinstance(tree, dict):
         raise TypeError(f"to_flat needs a model or a dict, got {type(config).__name__}")
-    flat = {key: _nones(value) for key, value in _leaves(tree, "")}
+    spread = _mlflow_segment if text else _plain_segment
+    flat = {key: _nones(value) for key, value in _leaves(tree, "", spread)}
     if text:
         return {
             cut(key, key_limit, key=True): cut(flag_text(value), limit)
@@ -88,11 +91,15 @@ def _limit(name: str, given: int | None, default: int, text: bool) -> int:
     return limit
 
 
-def _leaves(table: dict[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
+def _leaves(
+    table: dict[str, Any], prefix: str, spread: Callable[[str], bool]
+) -> Iterator[tuple[str, Any]]:
+    """Each value under its dotted key: a dict is spread into its keys where `spread` takes
+    every one of them as a segment, else it is one value."""
     for key, value in table.items():
         dotted = f"{prefix}{key}"
-        if isinstance(value, dict) and value and all(map(_plain_segment, value)):
-            yield from _leaves(value, dotted + ".")
+        if isinstance(value, dict) and value and all(map(spread, value)):
+            yield from _leaves(value, dotted + ".", spread)
         else:
             yield dotted, value
 
@@ -100,6 +107,17 @@ def _leaves(table: dict[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
 def _plain_segment(key: str) -> bool:
     """Whether a dotted key can hold `key` as one segment (`from_flat` takes it back)."""
     return "." not in key and is_flat_key(key)
+
+
+# The segments MLflow takes in a param key (`validate_param_and_metric_name`, as on Windows,
+# which refuses `:` too): letters, digits, `_ - /` and spaces, no `//` and no slash at an end
+# (a key that resolves to another as a path is refused: `path_not_unique`).
+_MLFLOW_SEGMENT = re.compile(r"[\w\- ]+(?:/[\w\- ]+)*")
+
+
+def _mlflow_segment(key: str) -> bool:
+    """A segment of a key MLflow takes: it refuses a whole `log_params` call for one bad key."""
+    return _plain_segment(key) and _MLFLOW_SEGMENT.fullmatch(key) is not None
 
 
 def is_flat_key(key: str) -> bool:

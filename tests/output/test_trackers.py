@@ -201,3 +201,43 @@ def test_mlflow_param_keys_cut_to_its_key_limit_in_a_file_store(
     assert logged["trainer.env_vars.PATH"] == "/bin"
     with pytest.raises(ConfigValidationError, match="cut to fit a tracker's length limit"):
         from_flat(RLConfig, {cut_keys[0]: logged[cut_keys[0]]}, BASE)
+
+
+def test_a_dict_whose_keys_mlflow_refuses_is_logged_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MLflow takes a param key of letters, digits, `_ - . /` and spaces only (and no `//` or
+    end slash: a key resolving to another as a path), and refuses the whole `log_params` call
+    for one it does not take. A dict holding such a key is one param in text, its JSON (as a
+    dict with a `.` in a key always is), which `from_flat` takes back; a dict whose keys it
+    takes is spread, one param per key."""
+    import mlflow
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # a directory: no server, no network
+    mlflow.set_tracking_uri((tmp_path / "mlruns").as_uri())
+    refused = ["GPU(0)", "a+b", "x,y", "k=v", "p//q", "trail/", "host:port"]
+    for key in refused[:6]:  # a colon is refused on Windows only
+        with mlflow.start_run(), pytest.raises(MlflowException, match="Invalid value"):
+            mlflow.log_param(f"trainer.env_vars.{key}", "1")  # what MLflow says of each
+    for key in refused:
+        env_vars = {"PATH": "/bin", key: "1"}
+        config = parse(RLConfig, [*BASE, "--trainer.env-vars", json.dumps(env_vars)])
+        params = to_flat(config, text=True)
+        assert params["trainer.env_vars"] == json.dumps(env_vars), key
+        assert "trainer.env_vars.PATH" not in params
+        if "=" not in key:  # no flag can name it: one value for W&B too
+            assert to_flat(config)["trainer.env_vars.PATH"] == "/bin"  # W&B takes the rest
+        with mlflow.start_run() as run:
+            mlflow.log_params(params)
+        logged = MlflowClient().get_run(run.info.run_id).data.params
+        assert logged == params
+        assert from_flat(RLConfig, logged) == config
+    spread = {"HF/HOME dir": "/a", "CUDA_VISIBLE-DEVICES": "0", "LANG_é": "C"}
+    config = parse(RLConfig, [*BASE, "--trainer.env-vars", json.dumps(spread)])
+    params = to_flat(config, text=True)
+    assert {key: params[f"trainer.env_vars.{key}"] for key in spread} == spread
+    with mlflow.start_run() as run:
+        mlflow.log_params(params)
+    assert from_flat(RLConfig, MlflowClient().get_run(run.info.run_id).data.params) == config
