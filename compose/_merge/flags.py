@@ -292,7 +292,7 @@ def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None
         raise ArgvError("a value needs a key", origin=item.shown)
     origin = EnvSource(item.variable) if isinstance(item, EnvValue) else FlagSource(item.shown)
     ensure_lists(merger, target, f"--{item.key}", item.shown)
-    parent = merger.container_at(path[:-1])
+    parent = merger.holder_of(path)
     last = path[-1]
     if item.append or _merges_by_strategy(item, target, value):
         append_to(merger, parent, target, value, origin, item.shown)
@@ -338,7 +338,7 @@ def ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
         if not isinstance(segment, int):
             continue
         list_path = target.path[:depth]
-        parent = merger.container_at(list_path[:-1])
+        parent = merger.holder_of(list_path)
         current = child(parent, list_path[-1])
         if not isinstance(current, list):
             current = _default_list(target.defaults[depth - 1])

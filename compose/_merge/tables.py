@@ -91,7 +91,7 @@ class Merger:
         if not prefix:
             self.merge_table(self.tree, table, (), origin, shape, default)
             return
-        parent = self.container_at(prefix[:-1])
+        parent = self.holder_of(prefix)
         last = prefix[-1]
         current = child(parent, last)
         if isinstance(current, dict):
@@ -211,12 +211,15 @@ class Merger:
             raise Halted(self.origins)
         return self.origins
 
-    def container_at(self, path: KeyPath) -> Any:
-        """The table (or list) at `path`, creating tables on the way; values there give way."""
+    def holder_of(self, path: KeyPath) -> Any:
+        """The table (or list) that holds `path`'s last segment, creating tables on the way:
+        a value there gives way, and so does a list where a key comes next (the list of a union
+        variant the node switched from, whose field of that name is a section)."""
         node: Any = self.tree
-        for depth, segment in enumerate(path):
+        for depth, segment in enumerate(path[:-1]):
             inner = child(node, segment)
-            if not isinstance(inner, (dict, list)):
+            keyed = isinstance(inner, list) and isinstance(path[depth + 1], str)
+            if keyed or not isinstance(inner, (dict, list)):
                 self.forget(path[: depth + 1], inner)
                 inner = {}
                 put(node, segment, inner)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import copy
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import pytest
 from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import Field
 from schemas import AdamWConfig, EnvConfig, MuonConfig, RLConfig
 from strategies import rich_schemas
 
@@ -172,6 +173,41 @@ def test_section_file_switching_the_variant(write: WriteFile) -> None:
     with pytest.warns(ComposeWarning, match="betas"):
         config = parse(RLConfig, ["@a.toml", "--trainer.optim", "@", "muon.toml"])
     assert config.trainer.optim == MuonConfig(lr=0.5, momentum=0.8)
+
+
+class _ListVariant(BaseConfig):
+    type: Literal["a"] = "a"
+    x: list[int] | None = None
+
+
+class _Inner(BaseConfig):
+    name: str = "q"
+
+
+class _SectionVariant(BaseConfig):
+    type: Literal["b"] = "b"
+    x: _Inner = _Inner()
+
+
+class _Switching(BaseConfig):
+    u: Annotated[_ListVariant | _SectionVariant, Field(discriminator="type")] = _ListVariant()
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--u.type=b", "--u.x.name=z"], ["--u.x.name=z", "--u.type=b"]],
+    ids=["tag first", "tag last"],
+)
+def test_a_key_set_where_the_old_variant_held_a_list(write: WriteFile, flags: list[str]) -> None:
+    """A field both variants name, a list in the one switched from and a section in the other:
+    a flag's key below it replaces the list, as a file's table does (it was a TypeError)."""
+    write("a.toml", "[u]\ntype = 'a'\nx = [1, 2]\n")
+    write("b.toml", "[u]\ntype = 'b'\n[u.x]\nname = 'z'\n")
+    expected = _Switching(u=_SectionVariant(x=_Inner(name="z")))
+    assert parse(_Switching, ["@a.toml", *flags]) == expected
+    assert parse(_Switching, ["@a.toml", "@b.toml"]) == expected
+    with pytest.raises(ComposeError, match="is a list: expected an index, got 'name'"):
+        parse(_Switching, ["@a.toml", "--u.x.name=z"])  # no switch: the list's own field
 
 
 def test_node_without_type_keeps_the_variant_chosen_so_far(write: WriteFile) -> None:
