@@ -104,7 +104,7 @@ def _inject(
         value = field_default(model, name)
         current = node.get(name)
         if name not in node:
-            if _holds_interpolation(value):
+            if holds_interpolation(value):
                 node[name] = to_plain(value)
                 origins.set((*path, name), DEFAULT)
         elif isinstance(current, dict) and field.shape.is_section:
@@ -131,7 +131,7 @@ def may_have_interpolated_defaults(model: type[BaseModel]) -> bool:
 @memoize
 def has_interpolated_defaults(model: type[BaseModel]) -> bool:
     """Whether any default of `model`, or of a section class below it, holds `${`."""
-    return any_field_below(model, lambda plan: _default_holds(plan, _holds_interpolation))
+    return any_field_below(model, lambda plan: _default_holds(plan, holds_interpolation))
 
 
 def _default_holds(plan: FieldPlan, holds: Callable[[Any], bool]) -> bool:
@@ -141,7 +141,8 @@ def _default_holds(plan: FieldPlan, holds: Callable[[Any], bool]) -> bool:
     return default is not NO_DEFAULT and holds(default)
 
 
-def _holds_interpolation(value: Any) -> bool:
+def holds_interpolation(value: Any) -> bool:
+    """Whether a class default holds `${`: such a default is composed, and so resolved."""
     return _holds_text(value, _interpolates)
 
 

@@ -71,6 +71,7 @@ from typing import Any
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from compose._interp.data import escape  # as the TOML writer: not the resolver, only escapes
+from compose._merge.defaults import holds_interpolation
 from compose._output.plain import holds_secret, to_data
 from compose._output.toml import inline_value, scalar_text
 from compose._schema.coerce import parse_toml_value
@@ -518,7 +519,8 @@ class _Differ:
 
 def _compact(value: Any) -> Any:
     """A list element as plain data, a section without the fields that equal their class
-    default (a tag is kept: it says which variant the section is)."""
+    default (a tag is kept: it says which variant the section is; and a default holding `${`,
+    which composing the element again resolves, where the value is that text itself)."""
     if not isinstance(value, BaseModel):
         return to_data(value, references=True)
     table = {}
@@ -527,6 +529,8 @@ def _compact(value: Any) -> Any:
         tag = field.shape.literal and len(field.shape.members) == 1
         if tag or field.info.is_required() or not _same(item, field.default):
             table[name] = _compact(item)
+        elif holds_interpolation(field.default):
+            table[name] = to_data(item, references=True)
     return table
 
 

@@ -362,3 +362,23 @@ def test_a_config_of_another_schema_or_a_failing_base_is_one_error() -> None:
         to_argv(Tricky(), ["--nme", "x"])
     with pytest.raises(ComposeError, match=r"missing\.toml"):
         to_argv(Tricky(), ["@", "missing.toml"])
+
+
+class Marked(BaseConfig):
+    ref: str = "${missing}"  # a default the composition resolves: it refers to no key
+    must: str = "???"  # a default the composition leaves as it is: it is no node's value
+    n: int = 0
+
+
+class Holder(BaseConfig):
+    items: list[Marked] = []
+
+
+def test_a_list_element_keeps_a_field_whose_default_would_be_resolved() -> None:
+    """An element is written without the fields at their class defaults, but a default holding
+    `${` is resolved when the element is composed again (here it fails): a value equal to it
+    is written, escaped, as the literal text it is."""
+    want = Holder(items=[Marked(n=1), Marked(ref="a", must="b")])
+    flags = to_argv(want, [])
+    assert parse(Holder, flags) == want
+    assert flags == ['--items=[{"ref": "\\\\${missing}", "n": 1}, {"ref": "a", "must": "b"}]']
