@@ -1206,6 +1206,30 @@ ENTRIES: tuple[Part | Case, ...] = (
         fix="Correct the pattern (relative to the mapping's directory), or drop the rule.",
     ),
     Case(
+        name="check-rule-decided-by-an-earlier-one",
+        title="A `[[files]]` rule whose files an earlier rule decides",
+        did="Wrote a broad pattern above a narrow one in `compose-check.toml`.",
+        files={
+            "compose-check.toml": (
+                '[entrypoints]\napp = "schemas:RLConfig"\n\n[[files]]\n'
+                'match = ["conf/*"]\noverlay = true\n\n[[files]]\n'
+                'match = ["conf/debug/trainer.toml"]\nsection = "trainer"\n'
+            ),
+            "conf/debug/trainer.toml": "micro_batch_size = 2\n",
+        },
+        check=("conf",),
+        exit=1,
+        error=ConfigValidationError,
+        message=(
+            "--files.1.match.0 = 'conf/debug/trainer.toml' (from compose-check.toml:9): every "
+            "file it matches is decided by an earlier rule, --files.0 (compose-check.toml:5); "
+            "the first rule whose patterns match decides: put this one first"
+        ),
+        key="--files.1.match.0",
+        origin="compose-check.toml:9",
+        fix="Put the narrow rule above the broad one, or drop it.",
+    ),
+    Case(
         name="check-section-with-sweep-over",
         title="A rule with both `section` and `sweep_over`",
         did="Gave a `[[files]]` rule of `compose-check.toml` a `section` and a `sweep_over`.",

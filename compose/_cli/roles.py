@@ -175,32 +175,83 @@ def _check_sweeps(roles: Roles) -> None:
 def unmatched_patterns(
     roles: Roles, paths: Sequence[str], files: Sequence[str]
 ) -> list[ComposeError]:
-    """Each pattern of a `[[files]]` rule that matches none of `files` (the files checked),
-    though it could match a file under a directory of `paths`: a typo in a glob would leave its
-    files to another role, silently. A pattern whose fixed head leads elsewhere (a rule for
-    another directory than those checked) is not asked."""
+    """The patterns of the mapping that decide nothing, though they could reach a file under a
+    directory of `paths`: a typo in a glob, a rule whose files an earlier rule all decides (a
+    broad glob above a narrow one), an `exclude` that leaves out no file. Each would leave its
+    files to another role, silently. `files` are the files checked. A pattern whose fixed head
+    leads elsewhere (a rule for another directory than those checked) is not asked."""
     reach = [
         d
         for d in (_relative(path, roles) for path in paths if os.path.isdir(path))
         if d is not None
     ]
+    deciding = {path: _deciding_rule(path, roles) for path in files}
     names = [_relative(path, roles) or path for path in files]
     found: list[ComposeError] = []
+    excluded = _excluded_files(paths, roles) if roles.exclude else []
+    for number, pattern in enumerate(roles.exclude):  # top-level keys: above every rule
+        if _reaches(pattern, reach) and not any(_matches((pattern,), f, roles) for f in excluded):
+            key = mapping_key(("exclude", number))
+            found.append(_matches_nothing(key, pattern, declared_at(roles, ("exclude",)), []))
     for index, rule in enumerate(roles.rules):
         for number, pattern in enumerate(rule.match):
-            if not _reaches(pattern, reach) or any(_matches((pattern,), f, roles) for f in files):
+            if not _reaches(pattern, reach):
                 continue
-            close = closest(pattern, names, cutoff=0.8)
-            found.append(
-                ConfigValidationError(
-                    "matches no file under the paths checked",
-                    key=mapping_key(("files", index, "match", number)),
-                    value=pattern,
-                    origin=declared_at(roles, ("files", index, "match")),
-                    hint=f"did you mean {close}?" if close else _PATTERNS,
-                )
-            )
+            key = mapping_key(("files", index, "match", number))
+            where = declared_at(roles, ("files", index, "match"))
+            matched = [path for path in files if _matches((pattern,), path, roles)]
+            if not matched:
+                found.append(_matches_nothing(key, pattern, where, names))
+            elif all(deciding[path] < index for path in matched):
+                earlier = min(deciding[path] for path in matched)
+                found.append(_shadowed(key, pattern, where, earlier, roles))
     return found
+
+
+def _deciding_rule(path: str, roles: Roles) -> int:
+    """The index of the first rule that matches `path` (what `roles_of` follows)."""
+    return next(
+        (index for index, rule in enumerate(roles.rules) if _matches(rule.match, path, roles)),
+        len(roles.rules),
+    )
+
+
+def _matches_nothing(
+    key: str, pattern: str, where: str | None, names: Sequence[str]
+) -> ComposeError:
+    close = closest(pattern, names, cutoff=0.8)
+    return ConfigValidationError(
+        "matches no file under the paths checked",
+        key=key,
+        value=pattern,
+        origin=where,
+        hint=f"did you mean {close}?" if close else _PATTERNS,
+    )
+
+
+def _shadowed(
+    key: str, pattern: str, where: str | None, earlier: int, roles: Roles
+) -> ComposeError:
+    at = declared_at(roles, ("files", earlier, "match"))
+    return ConfigValidationError(
+        f"every file it matches is decided by an earlier rule, "
+        f"{mapping_key(('files', earlier))}{f' ({at})' if at else ''}",
+        key=key,
+        value=pattern,
+        origin=where,
+        hint="the first rule whose patterns match decides: put this one first",
+    )
+
+
+def _excluded_files(paths: Sequence[str], roles: Roles) -> list[str]:
+    """The config files under the directories of `paths` that `exclude` leaves out."""
+    return [
+        path
+        for given in paths
+        if os.path.isdir(given)
+        for path in _config_files_under(given)
+        if _matches(roles.exclude, path, roles)
+    ]
 
 
 _PATTERNS = "patterns are relative to the mapping's directory, in fnmatch's syntax"
@@ -252,12 +303,17 @@ def config_files(paths: Sequence[str], roles: Roles) -> list[str]:
 
 
 def _files_under(directory: str, roles: Roles) -> Iterator[str]:
+    for path in _config_files_under(directory):
+        if not _matches(roles.exclude, path, roles):
+            yield path
+
+
+def _config_files_under(directory: str) -> Iterator[str]:
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not _skipped_dir(d))
         for name in sorted(files):
-            path = os.path.normpath(os.path.join(root, name))
-            if _is_config_name(name) and not _matches(roles.exclude, path, roles):
-                yield path
+            if _is_config_name(name):
+                yield os.path.normpath(os.path.join(root, name))
 
 
 def _skipped_dir(name: str) -> bool:

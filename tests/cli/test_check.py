@@ -356,6 +356,59 @@ def test_a_rule_whose_pattern_matches_no_file_is_a_problem_of_the_mapping(
     assert (code, lines[-1]) == (0, "checked 2 files: 2 fit, 0 with problems")
 
 
+def test_a_rule_every_file_of_which_an_earlier_rule_decides_is_a_problem(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first rule whose patterns match decides: a pattern whose files all go to an
+    earlier rule (a broad glob above a narrow one) is a rule that never applies, as silent as
+    a typo; so is an `exclude` pattern that leaves out no file (a directory's name without
+    `/*`, which matches no file in it). Each is a problem at its line; a pattern that decides
+    some of its files itself is not."""
+    write(tree, "conf/debug/trainer.toml", "steps = 2\n")
+    write(tree, "conf/debug/other.toml", "seq_len = 3\n")
+    write(tree, "conf/legacy/old.toml", "seq_len = 4\n")
+    write(
+        tree,
+        "compose-check.toml",
+        """
+        default = "app"
+        exclude = ["conf/legacy/*", "conf/fixtures"]
+        [entrypoints]
+        app = "checkapp:App"
+        trainer = "checkapp:Trainer"
+
+        [[files]]
+        match = ["conf/debug/*.toml"]
+
+        [[files]]
+        match = ["conf/debug/trainer.toml"]
+        entrypoint = "trainer"
+
+        [[files]]
+        match = ["conf/*/other.toml", "conf/*/trainer.toml"]
+    """,
+    )
+    code, lines, err = check(capsys, "--quiet", "conf")
+    assert (code, err) == (1, "")
+    assert lines == [
+        "conf/debug/trainer.toml:1: --steps = 2: unknown key; did you mean --trainer.steps?",
+        "conf/debug/trainer.toml: 1 problem as a root config of app",
+        "compose-check.toml:2: --exclude.1 = 'conf/fixtures': matches no file under the paths "
+        "checked; patterns are relative to the mapping's directory, in fnmatch's syntax",
+        "compose-check.toml:11: --files.1.match.0 = 'conf/debug/trainer.toml': every file it "
+        "matches is decided by an earlier rule, --files.0 (compose-check.toml:8); the first "
+        "rule whose patterns match decides: put this one first",
+        "compose-check.toml:15: --files.2.match.0 = 'conf/*/other.toml': every file it matches "
+        "is decided by an earlier rule, --files.0 (compose-check.toml:8); the first rule whose "
+        "patterns match decides: put this one first",
+        "compose-check.toml:15: --files.2.match.1 = 'conf/*/trainer.toml': every file it "
+        "matches is decided by an earlier rule, --files.0 (compose-check.toml:8); the first "
+        "rule whose patterns match decides: put this one first",
+        "compose-check.toml: 4 problems of the mapping",
+        "checked 2 files: 1 fit, 1 with problems; 4 problems in compose-check.toml",
+    ]
+
+
 def test_a_bad_schema_flag_is_named_as_the_flag_beside_a_mapping(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
