@@ -402,7 +402,22 @@ class _Differ:
         # pruning keeps what is needed, a bare `--section` for an optional one turned on
         if have is None and key:
             yield Override(key, (f"--{key}",), depth)
+        if isinstance(have, BaseModel):
+            yield from self._kept_tables(want, have, key, depth)
         yield from self._fields(want, _MISSING, key, depth)
+
+    def _kept_tables(
+        self, want: BaseModel, have: BaseModel, key: str, depth: int
+    ) -> Iterator[Override]:
+        """Deletions of the tables the variant switched from held under a name the new one
+        has too: a switch keeps them, and flags would merge into them (a section's keys in
+        what is now a dict of sections)."""
+        for name in plan_of(type(want)).fields:
+            if name in plan_of(type(have)).fields:
+                old = getattr(have, name)
+                if isinstance(old, (BaseModel, dict)):
+                    below = _join(key, flag_segment(name))
+                    yield Override(below, (f"~{below}",), depth + 1)
 
     def _fields(self, want: BaseModel, have: Any, key: str, depth: int) -> Iterator[Override]:
         fields = plan_of(type(want)).fields

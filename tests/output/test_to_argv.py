@@ -12,13 +12,13 @@ from __future__ import annotations
 import itertools
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pytest
 from conftest import SHARING_TMP_PATH, examples
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 from rl_app.cli import CONF
 from rl_app.config import RLConfig
 from strategies import documents, rich_schemas, schemas, texts
@@ -382,3 +382,42 @@ def test_a_list_element_keeps_a_field_whose_default_would_be_resolved() -> None:
     flags = to_argv(want, [])
     assert parse(Holder, flags) == want
     assert flags == ['--items=[{"ref": "\\\\${missing}", "n": 1}, {"ref": "a", "must": "b"}]']
+
+
+class _Inner(BaseConfig):
+    inf: int = 0
+    a: int = 0
+
+
+class _SectionVariant(BaseConfig):
+    type: Literal["section"] = "section"
+    x: _Inner = _Inner()
+
+
+class _DictVariant(BaseConfig):
+    type: Literal["dict"] = "dict"
+    x: dict[str, _Inner] = {}
+
+
+class _Switch(BaseConfig):
+    u: Annotated[_SectionVariant | _DictVariant, Field(discriminator="type")] = _SectionVariant()
+
+
+@pytest.mark.parametrize(
+    ("after", "flags"),
+    [
+        (_DictVariant(), ["~u.x", "--u.type=dict"]),
+        (_DictVariant(x={"k": _Inner(a=2)}), ["~u.x", "--u.type=dict", "--u.x.k.a=2"]),
+    ],
+    ids=["emptied", "another table"],
+)
+def test_a_switch_deletes_a_table_the_old_variant_held_under_a_shared_name(
+    tmp_path: Path, after: BaseConfig, flags: list[str]
+) -> None:
+    """The base's variant held a section at `x`, the wanted one a dict of sections there: a
+    switch keeps `x`'s table, and flags would merge into it, so it is deleted first (the
+    config could not be written as flags at all)."""
+    base = written(tmp_path, _Switch(u=_SectionVariant(x=_Inner(inf=1))))
+    want = _Switch(u=after)
+    assert to_argv(want, base) == flags
+    assert parse(_Switch, [*base, *flags]) == want
