@@ -412,7 +412,7 @@ class _Switch(BaseConfig):
     ids=["emptied", "another table"],
 )
 def test_a_switch_deletes_a_table_the_old_variant_held_under_a_shared_name(
-    tmp_path: Path, after: BaseConfig, flags: list[str]
+    tmp_path: Path, after: _DictVariant, flags: list[str]
 ) -> None:
     """The base's variant held a section at `x`, the wanted one a dict of sections there: a
     switch keeps `x`'s table, and flags would merge into it, so it is deleted first (the
