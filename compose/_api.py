@@ -260,7 +260,7 @@ def from_flat(
     )
 
 
-def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
+def _flat_items(root: Shape, key: object, value: Any) -> list[Item]:
     """The flags one key of a flat dict sets, named `flat key KEY` in errors."""
     from compose._output.flat import flags_of, is_cut, is_flat_key  # noqa: PLC0415  # not on parse's path
 
@@ -277,7 +277,7 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
         flags = list(flags_of(root, key, value))
     except (TypeError, ValueError) as error:  # a value no config holds (an object, say)
         raise ArgvError(str(error), key="--" + key, value=value, origin=origin) from None
-    items = []
+    items: list[Item] = []
     for dotted_key, tokens in flags:
         flag = "--" + dotted_key
         if tokens and masks_secret(root, flag, tokens[0]):
@@ -295,7 +295,10 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[ValueItem]:
                 value=tokens[0],
                 origin=origin,
             )
-        items.append(ValueItem(dotted_key, tokens, origin))
+        if tokens and tokens[0].startswith("@"):  # as `--KEY=@FILE`: a file at the section
+            items.append(FileItem(tokens[0][1:], dotted_key, origin))
+        else:
+            items.append(ValueItem(dotted_key, tokens, origin))
     return items
 
 

@@ -380,6 +380,25 @@ def test_a_section_given_text_is_the_section_error() -> None:
         from_flat(Run, {"trainer": "{'steps': 1"})
 
 
+def test_a_file_given_to_a_section_is_loaded_there_as_the_command_line_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`"@FILE"` for a section loads the file there, as `--KEY=@FILE` does (a sweep over
+    config groups, W&B's agent or an Optuna trial in process); for a value it is the command
+    line's error, not the text: what `from_flat` gives is what `flat_argv`'s flags give."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sgd.toml").write_text("type = 'sgd'\nmomentum = 0.9\n")
+    flat = {"trainer.optim": "@sgd.toml", "trainer.steps": 3}
+    run = from_flat(Run, flat)
+    assert run.trainer.optim == Sgd(momentum=0.9)
+    assert parse(Run, flat_argv(flat, Run)) == run
+    with pytest.raises(ArgvError, match="is a value, not a section") as caught:
+        from_flat(Run, {"note": "@sgd.toml"})
+    assert caught.value.origin == "flat key note"
+    with pytest.raises(ArgvError, match="is a value, not a section"):
+        parse(Run, flat_argv({"note": "@sgd.toml"}, Run))
+
+
 # --- back: flat_argv ---------------------------------------------------------------------------
 
 
@@ -410,8 +429,8 @@ def test_flat_argv_gives_flag_tokens_the_command_line_reads() -> None:
 
 
 _TEXT = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=20).filter(
-    lambda text: "${" not in text and text != "None" and not is_cut(text)
-)  # interpolation and "None" mean what they mean on the command line (docs/17)
+    lambda text: "${" not in text and text != "None" and not is_cut(text) and text[:1] != "@"
+)  # interpolation, "None" and a leading @ mean what they mean on the command line (docs/17)
 
 
 @given(
