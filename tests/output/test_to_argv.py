@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -41,6 +43,18 @@ def written(directory: Path, value: BaseModel | dict[str, Any]) -> list[str]:
     return ["@", str(path)]
 
 
+@contextmanager
+def writable() -> Iterator[None]:
+    """Drawn configs that hold text starting with `@` (a file node on the command line) are
+    not the property's: no flag gives such a value, and `to_argv` says so (tested below)."""
+    try:
+        yield
+    except OutputError as error:
+        if "a value starting with @ is read as a file" in str(error):
+            assume(False)
+        raise
+
+
 def rl(argv: list[str]) -> RLConfig:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # union switches drop keys, with a warning each
@@ -65,7 +79,8 @@ def two_instances(draw: st.DrawFn, schema_strategy: Any) -> tuple[type[BaseModel
 def test_round_trip_on_generated_schemas(tmp_path: Path, drawn: tuple[Any, Any, Any]) -> None:
     schema, before, after = drawn
     base = written(tmp_path, before)
-    flags = to_argv(after, base)
+    with writable():
+        flags = to_argv(after, base)
     assert parse(schema, [*base, *flags]) == after
     if before == after:
         assert flags == []
