@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 Seg = str | int
@@ -79,6 +80,20 @@ def move_value(node: dict[Any, Any], old: KeyPath, new: KeyPath) -> str:
 
 MAX_DEPTH = 100  # tables and lists nested deeper than any real config; walks stay recursive
 _CONTAINERS = frozenset((dict, list))
+
+
+def equal_data(left: Any, right: Any) -> bool:
+    """Equal as values (`==`), NaN to NaN too, in a list or dict as well: a config holding NaN
+    is the same config as itself (`nan != nan` made it differ from any copy)."""
+    if left == right:
+        return True
+    if isinstance(left, float) and isinstance(right, float):
+        return math.isnan(left) and math.isnan(right)
+    if isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
+        return all(map(equal_data, left, right))
+    if isinstance(left, dict) and isinstance(right, dict) and left.keys() == right.keys():
+        return all(equal_data(item, right[key]) for key, item in left.items())
+    return False
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:

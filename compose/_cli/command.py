@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -53,7 +52,7 @@ from compose._schema.secrets import is_secret_path, masked_secrets, masked_value
 from compose._schema.shape import section_models
 from compose._schema.walk import walk
 from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, snake_case, split_dotted
-from compose._tree import KeyPath, at_path, replaced
+from compose._tree import KeyPath, at_path, equal_data, replaced
 from compose.errors import ArgvError, ComposeError, printable
 
 USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
@@ -448,24 +447,11 @@ def _differences(left: Result, right: Result) -> Iterator[str]:
     left_shown, right_shown = dict(leaves(left.data)), dict(leaves(right.data))
     for path in dict.fromkeys([*left_leaves, *right_leaves]):
         before, after = left_leaves.get(path, _UNSET), right_leaves.get(path, _UNSET)
-        if not _equal(before, after):
+        if not equal_data(before, after):
             key = left.composed.show_key(path)
             before, after = left_shown.get(path, _UNSET), right_shown.get(path, _UNSET)
             line = f"{key}: {_side(before, left, path)} -> {_side(after, right, path)}"
             yield printable(line)  # a file name or key may hold control characters
-
-
-def _equal(left: Any, right: Any) -> bool:
-    """Equal as values (`==`), NaN to NaN too, in a list or dict as well."""
-    if left == right:
-        return True
-    if isinstance(left, float) and isinstance(right, float):
-        return math.isnan(left) and math.isnan(right)
-    if isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
-        return all(map(_equal, left, right))
-    if isinstance(left, dict) and isinstance(right, dict) and left.keys() == right.keys():
-        return all(_equal(item, right[key]) for key, item in left.items())
-    return False
 
 
 def _side(value: Any, result: Result, path: KeyPath) -> str:

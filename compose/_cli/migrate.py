@@ -33,8 +33,8 @@ from compose._schema.keys import cli_key
 from compose._schema.secrets import is_secret_path
 from compose._schema.shape import Kind, model_shape
 from compose._schema.walk import walk
-from compose._syntax import SCHEMA_VERSION, SECRET_MASK
-from compose._tree import KeyPath, at_path, copy_tree
+from compose._syntax import INCLUDE, SCHEMA_VERSION, SECRET_MASK
+from compose._tree import KeyPath, at_path, copy_tree, equal_data
 from compose.errors import ArgvError, ComposeError, SourceError
 
 INSTALL_HINT = "pip install 'compose-config[migrate]'"
@@ -60,19 +60,18 @@ def migrate_files(
     secret = functools.partial(is_secret_path, root)  # errors never show one
     show = functools.partial(cli_key, root)  # keys as flags, as errors and warnings name them
     rewritten = [(shown, *_rewrite(shown, prefix, versions, show, secret)) for shown in files]
-    changed = False
+    stale = [entry for entry in rewritten if entry[3] != entry[1]]
+    if not check:
+        _replace_all([(shown, new_text) for shown, _, _, new_text in stale])
     for shown, text, migrated, new_text in rewritten:
         if new_text == text:
             write_text(sys.stdout, f"{shown}: up to date (schema version {versions.version})\n")
-            continue
-        changed = True
-        if check:
+        elif check:
             masked = _Masker(shown, prefix, migrated, secret)
             write_text(sys.stdout, _diff(shown, masked(text, old=True), masked(new_text)))
-            continue
-        _replace(shown, new_text)
-        write_text(sys.stdout, _report(shown, migrated, versions, show))
-    return 1 if check and changed else 0
+        else:
+            write_text(sys.stdout, _report(shown, migrated, versions, show))
+    return 1 if check and stale else 0
 
 
 def _prefix(schema: type[BaseModel], section: str | None) -> KeyPath:
@@ -108,6 +107,7 @@ def _rewrite(
     tomlkit = _tomlkit()
     text = read_text(shown)
     table = parse_toml(shown, text)
+    included = {INCLUDE: table.pop(INCLUDE)} if INCLUDE in table else {}  # as loading takes it
     old = {key: value for key, value in table.items() if key != SCHEMA_VERSION}
     source = FileSource(shown, text, prefix)
     migrated = migrate_table(copy_tree(table), source, versions, show, secret)
@@ -125,11 +125,22 @@ def _rewrite(
         new_text: str = tomlkit.dumps(document)
     except Exception:  # tomlkit's own failure at a text or an edit (dotted keys: IndexError)
         raise unexpressed from None
-    if not text.endswith("\n\n"):  # a table added last: no blank line the file did not end with
-        new_text = new_text.rstrip("\n") + "\n"
-    if parse_toml(shown, new_text) != {SCHEMA_VERSION: versions.version, **migrated.table}:
+    new_text = _in_the_file_s_newlines(new_text, text)
+    expected = {SCHEMA_VERSION: versions.version, **included, **migrated.table}
+    if not equal_data(parse_toml(shown, new_text), expected):
         raise unexpressed
     return text, migrated, new_text
+
+
+def _in_the_file_s_newlines(new_text: str, text: str) -> str:
+    """The file's own ending (a table added last gets no blank line the file did not end
+    with, and a file without a final newline stays so) and, in a CRLF file, CRLF throughout
+    (tomlkit writes the lines it adds with a bare LF)."""
+    ending = text[len(text.rstrip("\r\n")) :] or ("" if text.strip() else "\n")
+    new_text = new_text.rstrip("\n").rstrip("\r") + ending
+    if "\r\n" in text and text.count("\r\n") == text.count("\n"):
+        new_text = new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return new_text
 
 
 def _tomlkit() -> Any:
@@ -226,14 +237,18 @@ def _stamp(document: Any, version: int) -> None:
         document[SCHEMA_VERSION] = version
 
 
-def _replace(shown: str, text: str) -> None:
-    """The file replaced whole (a symlink's target, keeping its permissions)."""
-    path = Path(os.path.realpath(shown))
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError as error:
-        raise SourceError(f"cannot be read: {error.strerror}", origin=shown) from None
-    atomic.write_text(path, text, mode=mode)
+def _replace_all(files: list[tuple[str, str]]) -> None:
+    """Each file replaced whole (a symlink's target, keeping its permissions), all or none:
+    one that cannot be written leaves every other as it was."""
+    entries = []
+    for shown, text in files:
+        path = Path(os.path.realpath(shown))
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except OSError as error:
+            raise SourceError(f"cannot be read: {error.strerror}", origin=shown) from None
+        entries.append((path, text, mode))
+    atomic.write_texts(entries)
 
 
 class _Masker:

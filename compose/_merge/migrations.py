@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from compose._schema.plan import MIGRATIONS_ATTR
 from compose._syntax import FOUND_IN, SCHEMA_VERSION, dotted, split_dotted
-from compose._tree import KeyPath, at_path, copy_tree, move_value
+from compose._tree import KeyPath, at_path, copy_tree, equal_data, move_value
 from compose._warn import warn
 from compose.errors import ComposeWarning, ConfigValidationError
 
@@ -457,7 +457,7 @@ def _differences(before: Any, after: Any, path: KeyPath = ()) -> Iterator[tuple[
 
 
 def _same(old: Any, new: Any) -> bool:
-    return type(old) is type(new) and old == new
+    return type(old) is type(new) and equal_data(old, new)
 
 
 def _inside(path: KeyPath, source: FileSource) -> KeyPath:

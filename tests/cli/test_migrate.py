@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import documents
 
-from compose import Migration, move_key, remove_key
+from compose import ComposeWarning, Migration, move_key, parse, remove_key
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -472,3 +472,115 @@ def test_check_never_prints_the_value_of_a_removed_key(
     assert "-retries = 3\n" in out  # a number: no secret, shown as what goes
     assert " lr = 0.5\n" in out
     assert Path("r.toml").read_text() == text
+
+
+def test_a_file_that_cannot_be_written_leaves_every_file_as_it_was(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file is written to a temporary before any replaces its file: one that cannot be
+    written (here its rename fails, as an immutable file's does) changes no file."""
+    write("a.toml", OLD)
+    write("b.toml", OLD)
+    replace = os.replace
+
+    def refusing(source: str, target: str) -> None:
+        if str(target).endswith("b.toml"):
+            raise PermissionError(1, "Operation not permitted")
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", refusing)
+    code, out, err = _migrate(capsys, "a.toml", "b.toml")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and "cannot write b.toml: Operation not permitted" in err
+    assert Path("a.toml").read_text() == OLD
+    assert sorted(os.listdir()) == ["a.toml", "b.toml"]  # no temporary left behind
+
+
+@pytest.mark.parametrize(
+    ("text", "migrated"),
+    [
+        (  # CRLF throughout: the lines tomlkit adds too
+            "[trainer]\r\nmax_norm = 0.5\r\n",
+            "schema_version = 3\r\n\r\n[trainer]\r\n\r\n[trainer.optim]\r\nmax_norm = 0.5\r\n",
+        ),
+        (  # no final newline: none added
+            "[trainer]\nmax_norm = 0.5",
+            "schema_version = 3\n\n[trainer]\n\n[trainer.optim]\nmax_norm = 0.5",
+        ),
+        ("", "schema_version = 3\n"),  # an empty file gets a line
+    ],
+    ids=["crlf", "no final newline", "empty"],
+)
+def test_the_file_keeps_its_line_endings(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], text: str, migrated: str
+) -> None:
+    Path("e.toml").write_bytes(text.encode())
+    assert _migrate(capsys, "e.toml")[0] == 0
+    assert Path("e.toml").read_bytes() == migrated.encode()
+    code, out, _ = _migrate(capsys, "--check", "e.toml")  # current now, in its own endings
+    assert (code, out) == (0, "e.toml: up to date (schema version 3)\n")
+
+
+def test_a_current_file_without_a_final_newline_is_up_to_date(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was reported stale for ever (a diff of two equal lines, exit 1 in CI)."""
+    Path("c.toml").write_bytes(b"schema_version = 3\n[trainer]\nseed = 2")
+    assert _migrate(capsys, "--check", "c.toml") == (
+        0,
+        "c.toml: up to date (schema version 3)\n",
+        "",
+    )
+
+
+def test_a_nan_is_no_change_and_a_file_holding_one_migrates(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`nan != nan`: an app's step seemed to change it (a warning for a key nobody touched),
+    and the rewritten file never seemed to hold the migrated data (refused)."""
+    from test_migrations import Config
+
+    write("n.toml", "[trainer]\nmax_norm = 0.5\n[trainer.optim]\nlr = nan\n")
+    with pytest.warns(ComposeWarning) as record:
+        parse(Config, ["@", "n.toml"])
+    assert not [w for w in record if "optim.lr" in str(w.message)]
+    assert _migrate(capsys, "n.toml")[0] == 0
+    assert "lr = nan\n" in Path("n.toml").read_text()
+
+
+KNOWN_ONLY_APP = """
+from compose import BaseConfig, Migration, versioned
+
+def known_only(data):
+    return {key: value for key, value in data.items() if key == "trainer"}
+
+class Trainer(BaseConfig):
+    seed: int = 0
+    lr: float = 0.1
+
+@versioned(Migration(1, 2, known_only))
+class App(BaseConfig):
+    trainer: Trainer = Trainer()
+"""
+
+
+def test_an_include_stays_and_is_not_given_to_the_steps(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Loading takes `_include_` out before the steps run; so does the rewrite: an app's step
+    that keeps only the keys it knows dropped the include, and the file lost its base."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write("knownonly.py", KNOWN_ONLY_APP)
+    write("base.toml", "[trainer]\nseed = 7\n")
+    write("top.toml", '_include_ = ["base.toml"]\n[trainer]\nlr = 0.5\n')
+    from knownonly import App  # type: ignore[import-not-found]
+
+    before = parse(App, ["@", "top.toml"])
+    assert (before.trainer.seed, before.trainer.lr) == (7, 0.5)
+    code, _, err = run_compose(capsys, "migrate", "--schema", "knownonly:App", "top.toml")
+    assert (code, err) == (0, "")
+    assert Path("top.toml").read_text().startswith('_include_ = ["base.toml"]\n')
+    assert parse(App, ["@", "top.toml"]) == before
