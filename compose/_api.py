@@ -531,7 +531,14 @@ def _resolve_tree(
         below=composed.work_below,
         now=clock.now,
         environ=clock.environ,
+        hidden=functools.partial(_is_secret, composed) if root.model else None,
     )
+
+
+def _is_secret(composed: Composed, path: KeyPath) -> bool:
+    from compose._schema.secrets import is_secret_path  # noqa: PLC0415  # errors only
+
+    return is_secret_path(composed.root, composed.tree, path)
 
 
 def _env_secrets(composed: Composed) -> dict[KeyPath, tuple[str, Any]]:

@@ -52,7 +52,7 @@ from compose._interp.resolvers import (
     pinned_now,
 )
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import INTERPOLATION, dotted
+from compose._syntax import INTERPOLATION, SECRET_MASK, dotted
 from compose._tree import KeyPath
 from compose.errors import ComposeError, InterpolationError, closest, gather
 
@@ -101,11 +101,13 @@ class Resolution:
         suggest: Callable[[str], str | None] | None,
         now: datetime.datetime | None = None,
         environ: Mapping[str, str] | None = None,
+        hidden: Callable[[KeyPath], bool] | None = None,
     ) -> None:
         self.tree = tree
         self.resolvers = resolvers
         self.default_at = default_at
         self.describe = describe
+        self.hidden = hidden
         self.suggest = suggest
         self.memo: dict[KeyPath, Any] = {}
         self.failed: dict[KeyPath, ComposeError] = {}
@@ -547,6 +549,9 @@ class Resolution:
 
     def _error(self, site: _Site, message: str, hint: str | None = None) -> InterpolationError:
         key, origin = self.describe(site.path)
+        if self.hidden is not None and self.hidden(site.path):  # a secret's text is never shown
+            message = message.replace(site.raw, SECRET_MASK)
+            return InterpolationError(message, key=key, value=SECRET_MASK, origin=origin, hint=hint)
         return InterpolationError(message, key=key, value=site.raw, origin=origin, hint=hint)
 
 

@@ -65,6 +65,7 @@ def resolve_tree(
     below: Collection[KeyPath] | None = None,
     now: datetime.datetime | None = None,
     environ: Mapping[str, str] | None = None,
+    hidden: Callable[[KeyPath], bool] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
@@ -80,6 +81,7 @@ def resolve_tree(
     `below` limits the values that may need resolving to those at and below its paths (the
     keys that nodes holding `${` or `???` set); None looks at every value. `${now:}` is `now`,
     else $COMPOSE_NOW of `environ` (default `os.environ`), else the clock at its first use.
+    `hidden(path)`: whether the value at `path` is a secret's, whose text an error never shows.
 
     Containers on the way to a changed value are new; the rest is shared with `tree`, which is
     returned itself when nothing needs resolving. Every error is raised at once (`gather`).
@@ -87,7 +89,7 @@ def resolve_tree(
     pending = scan(tree) if below is None else scan_below(tree, below)
     if not pending:
         return tree
-    run = Resolution(tree, resolvers or {}, default_at, describe, suggest, now, environ)
+    run = Resolution(tree, resolvers or {}, default_at, describe, suggest, now, environ, hidden)
     values = run.settle_all(pending)
     if convert is not None:
         values = [convert(value) for value in values]

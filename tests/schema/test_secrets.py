@@ -244,6 +244,35 @@ def test_an_error_never_shows_a_secret(write: WriteFile, argv: list[str], expect
     assert str(caught.value) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Pa55${word",
+            "--api.key = '**********' (from bad.toml:2): invalid interpolation syntax: "
+            "unexpected end of text at column 11",
+        ),
+        (
+            "Pa55${nothere}word",
+            "--api.key = '**********' (from bad.toml:2): interpolation ${nothere}: key nothere "
+            "not found",
+        ),
+        ("???", "--api.key = '**********' (from bad.toml:2): missing mandatory value"),
+    ],
+    ids=["bad syntax", "no such key", "mandatory"],
+)
+def test_an_interpolation_error_never_shows_a_secret_s_text(
+    write: WriteFile, text: str, expected: str
+) -> None:
+    """A secret whose text holds a `${` that cannot be resolved: the error names the key and
+    the reason, never the text (which `compose check` printed into CI logs)."""
+    write("bad.toml", f'[api]\nkey = "{text}"\n')
+    with pytest.raises(ComposeError) as caught:
+        parse(App, ["@", "bad.toml"])
+    assert "Pa55" not in str(caught.value)
+    assert str(caught.value) == expected
+
+
 def test_diff_says_two_secrets_differ_without_showing_them(
     write: WriteFile, tmp_path: Path
 ) -> None:
