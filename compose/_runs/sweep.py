@@ -30,7 +30,7 @@ from compose._runs.define import Axes, Where, axis_values, expand, override, pro
 from compose._runs.fingerprint import fingerprint
 from compose._runs.run import leaf_origins, read_json, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
-from compose._syntax import kebab_case, snake_case
+from compose._syntax import SECRET_MASK, kebab_case, snake_case
 from compose._tree import KeyPath
 from compose.errors import ComposeError, UnknownKeyError, closest, gather
 
@@ -351,7 +351,7 @@ def _compose_points(
         try:
             point = _compose_point(schema, base, index, axes, overrides, settings, files, options)
         except ComposeError as error:
-            described = describe_point(index, axes)
+            described = describe_point(index, _masked_axes(schema, axes))
             errors.extend(_in_point(e, described) for e in error.errors)
             continue
         if point.name in seen:
@@ -359,7 +359,7 @@ def _compose_points(
                 ComposeError(
                     f"composes the same config as point {seen[point.name]}: an axis repeats a "
                     "value, or sets what the rest of the command line overrides",
-                    origin=describe_point(index, axes),
+                    origin=describe_point(index, _masked_axes(schema, axes)),
                 )
             )
         seen[point.name] = index
@@ -423,6 +423,15 @@ def describe_point(index: int, axes: Mapping[str, Any]) -> str:
     """`point 3 (trainer.optim.lr=0.001, seed=2)`: how errors and tables name a point."""
     values = ", ".join(f"{key}={_shown(value)}" for key, value in axes.items())
     return f"point {index} ({values})"
+
+
+def _masked_axes(schema: type[BaseModel], axes: Axes) -> Axes:
+    """The point's axes as errors may show them: a secret field's value masked."""
+    from compose._schema.secrets import names_secret  # noqa: PLC0415  # errors only
+    from compose._schema.shape import model_shape  # noqa: PLC0415
+
+    root = model_shape(schema)
+    return {key: SECRET_MASK if names_secret(root, f"--{key}") else v for key, v in axes.items()}
 
 
 def _shown(value: Any) -> str:

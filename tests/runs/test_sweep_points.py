@@ -142,6 +142,16 @@ def test_a_fingerprint_ignores_secrets_and_where_values_came_from(write: WriteFi
     assert len(fingerprint(by_file)) == 64
 
 
+def test_a_point_named_in_an_error_masks_a_secret_axis() -> None:
+    """`compose check` and `sweep` name a failing point by its axes: a secret's value is
+    masked there, as everywhere (the points of a sweep over tokens printed each token)."""
+    with pytest.raises(ComposeError) as caught:
+        sweep(Keyed, axes={"token": ["sk-first", "sk-second"], "lr": ["fast", 0.2]})
+    text = str(caught.value)
+    assert "sk-" not in text
+    assert "point 0 (token=**********, lr=fast)" in text
+
+
 def test_nothing_to_sweep_is_an_error() -> None:
     with pytest.raises(ComposeError, match="nothing to sweep"):
         sweep(RLConfig, BASE)
