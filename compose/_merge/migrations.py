@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from compose._schema.plan import MIGRATIONS_ATTR
-from compose._syntax import FOUND_IN, SCHEMA_VERSION, dotted, split_dotted
+from compose._syntax import FOUND_IN, SCHEMA_VERSION, SECRET_MASK, dotted, split_dotted
 from compose._tree import KeyPath, at_path, copy_tree, equal_data, move_value
 from compose._warn import warn
 from compose.errors import ComposeWarning, ConfigValidationError
@@ -384,7 +384,8 @@ def _guarded(
         migrated = step(data)
     except StepError as error:
         message = error.text(show)
-        hidden = secret is not None and secret(data, error.path)
+        named = (error.path, error.new) if error.new else (error.path,)  # a move's two keys
+        hidden = secret is not None and any(secret(data, path) for path in named)
         if error.__cause__ is not None and hidden:
             message = f"{type(error.__cause__).__name__} (a secret: its text is not shown)"
         shown = {} if hidden else {"value": at_path(data, error.path)}  # the file's, unchanged
@@ -395,8 +396,9 @@ def _guarded(
             **shown,
         ) from None
     except Exception as error:  # the app's own step: one error that names it, no traceback
+        text = _without_secrets(_error_text(error), data, secret)
         raise ConfigValidationError(
-            f"migration {migration.name} failed in step `{_name_of(step)}`: {_error_text(error)}",
+            f"migration {migration.name} failed in step `{_name_of(step)}`: {text}",
             origin=source.shown,
         ) from None
     if not isinstance(migrated, dict):
@@ -468,6 +470,30 @@ def _inside(path: KeyPath, source: FileSource) -> KeyPath:
 def _where(source: FileSource, path: KeyPath) -> str:
     line = source.line_of(_inside(path, source))
     return f"{source.shown}:{line}" if line else source.shown
+
+
+def _without_secrets(
+    text: str, data: Any, secret: Callable[[dict[str, Any], KeyPath], bool] | None
+) -> str:
+    """An app's step's error text with each secret of `data` in it masked (a step that quotes
+    the value it failed on quotes a password as readily as a seed)."""
+    if secret is None:
+        return text
+    for path, value in _text_leaves(data):
+        if value and value in text and secret(data, path):
+            text = text.replace(value, SECRET_MASK)
+    return text
+
+
+def _text_leaves(node: Any, path: KeyPath = ()) -> Iterator[tuple[KeyPath, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _text_leaves(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _text_leaves(value, (*path, index))
+    elif isinstance(node, str):
+        yield path, node
 
 
 def _name_of(step: object) -> str:

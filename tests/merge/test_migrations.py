@@ -391,6 +391,44 @@ def test_a_failing_conversion_of_a_secret_in_a_dict_shows_neither_its_value_nor_
     )
 
 
+def test_a_move_onto_a_secret_set_already_shows_neither_value(write: WriteFile) -> None:
+    """`pass` moves to the secret `password`, and the file sets both: the error names the old
+    key, which no field declares any more, so the secret it holds was shown."""
+    from pydantic import SecretStr
+
+    class Db(BaseConfig):
+        password: SecretStr = SecretStr("")
+
+    @versioned(Migration(1, 2, move_key("db.pass", "db.password")))
+    class WithSecret(BaseConfig):
+        db: Db = Db()
+
+    write("old.toml", '[db]\npass = "hunter2"\npassword = "hunter3"\n')
+    with pytest.raises(ComposeError) as caught:
+        parse(WithSecret, ["@", "old.toml"])
+    assert "hunter" not in str(caught.value)
+    assert str(caught.value).startswith("--db.pass (from old.toml:2): migration 1 -> 2 failed")
+
+
+def test_an_app_step_s_error_text_never_shows_a_secret(write: WriteFile) -> None:
+    from pydantic import SecretStr
+
+    def check_password(data: dict[str, Any]) -> dict[str, Any]:
+        raise ValueError(f"password {data['password']!r} is too short")
+
+    @versioned(Migration(1, 2, check_password))
+    class WithSecret(BaseConfig):
+        password: SecretStr = SecretStr("")
+
+    write("old.toml", 'password = "hünter2"\n')
+    with pytest.raises(ComposeError) as caught:
+        parse(WithSecret, ["@", "old.toml"])
+    assert str(caught.value) == (
+        "old.toml: migration 1 -> 2 failed in step `test_an_app_step_s_error_text_never_shows_a_"
+        "secret.<locals>.check_password`: ValueError: password '**********' is too short"
+    )
+
+
 def test_each_included_file_is_migrated_by_its_own_version(write: WriteFile) -> None:
     write("base.toml", "[trainer]\nmax_norm = 0.3\n")
     write("run.toml", '_include_ = ["base.toml"]\nschema_version = 3\n[trainer]\nseed = 2\n')
