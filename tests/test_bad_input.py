@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import COMPOSE, run_command
+from conftest import COMPOSE, run_command, run_compose
 from pydantic import model_validator
 
 from compose import BaseConfig, ComposeError, compose, parse
+from compose.errors import ArgvError
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -288,6 +289,34 @@ def test_help_on_a_narrow_terminal_wraps_descriptions_instead_of_cutting_them(wi
         for entry in section.entries:
             assert entry.flag in words or width < 80, entry.flag
             assert set(entry.description.split()) <= words, entry.flag
+
+
+def test_a_lone_surrogate_in_a_value_is_the_same_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A surrogate that no shell byte makes (`\\ud800`, from a JSON file's escape or a
+    caller's text) failed to be shown (UnicodeEncodeError from the error's own formatting)."""
+    from rl_app.config import RLConfig
+
+    with pytest.raises(ArgvError) as caught:
+        parse(RLConfig, ["--model.name", "a\ud800b"])
+    assert str(caught.value) == (
+        "--model.name = 'a\\\\ud800b': is not valid UTF-8; pass the value as UTF-8"
+    )
+    (tmp_path / "e.toml").write_text("seed = 1\n")
+    (tmp_path / "s.json").write_text('{"model": {"name": "a\\ud800b"}}')
+    code, out, err = run_compose(
+        capsys,
+        "diff",
+        "--as-argv",
+        "@",
+        str(tmp_path / "e.toml"),
+        "--",
+        "@",
+        str(tmp_path / "s.json"),
+    )
+    assert (code, out) == (2, "")
+    assert err.startswith("error: ") and "is not valid UTF-8" in err and err.count("\n") == 1
 
 
 def test_argument_bytes_that_are_not_utf8_are_an_error_before_anything_is_written(

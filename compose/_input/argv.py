@@ -129,13 +129,23 @@ def _check_text(item: ValueItem) -> None:
             try:
                 token.encode("utf-8")
             except UnicodeEncodeError:
-                shown = token.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
                 raise ArgvError(
                     "is not valid UTF-8",
                     key=item.shown,
-                    value=shown,
+                    value=_undecoded(token),
                     hint="pass the value as UTF-8",
                 ) from None
+
+
+def _undecoded(token: str) -> str:
+    """`token` with the bytes the shell passed that are not UTF-8 (surrogates U+DC80-U+DCFF)
+    shown as `\\xNN`, and any other lone surrogate (from a JSON file's `\\ud800`, an API
+    caller's text) as `\\ud800`."""
+    try:
+        raw = token.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return token.encode("utf-8", "backslashreplace").decode("utf-8")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _parse_item(argv: list[str], pos: int) -> tuple[int, Item]:
