@@ -34,6 +34,7 @@ from compose._schema.secrets import is_secret_path
 from compose._schema.shape import Kind, model_shape
 from compose._schema.walk import walk
 from compose._syntax import INCLUDE, SCHEMA_VERSION, SECRET_MASK
+from compose._toml import loads
 from compose._tree import KeyPath, at_path, copy_tree, equal_data
 from compose.errors import ArgvError, ComposeError, SourceError
 
@@ -279,7 +280,9 @@ class _Masker:
             path = (*self.prefix, *(self._moved(inner) if old else inner))
             hidden = self.secret(self.tree, path) or (old and self._dropped(written, inner, path))
             if 0 < number <= len(lines) and hidden:
+                end = _value_end(lines, number - 1)
                 lines[number - 1] = _masked_line(lines[number - 1])
+                lines[number:end] = [""] * (end - number)  # the rest of a value over lines
         return "".join(lines)
 
     def _dropped(self, written: dict[str, Any], inner: KeyPath, path: KeyPath) -> bool:
@@ -297,6 +300,18 @@ class _Masker:
             if new is not None:
                 return (*new, *inner[depth:])
         return inner
+
+
+def _value_end(lines: list[str], start: int) -> int:
+    """The line after the value of the key at `lines[start]`: the first end at which the key's
+    lines read as TOML (a multi-line string or array goes on past its first line)."""
+    for end in range(start + 1, len(lines) + 1):
+        try:
+            loads("".join(lines[start:end]))
+        except Exception:  # not yet the whole value (any refusal of the parser)
+            continue
+        return end
+    return start + 1  # a line of no value (a table's header): itself
 
 
 def _holds_text(value: Any) -> bool:

@@ -584,3 +584,42 @@ def test_an_include_stays_and_is_not_given_to_the_steps(
     assert (code, err) == (0, "")
     assert Path("top.toml").read_text().startswith('_include_ = ["base.toml"]\n')
     assert parse(App, ["@", "top.toml"]) == before
+
+
+MULTILINE_APP = """
+from pydantic import SecretStr
+from compose import BaseConfig, Migration, move_key, versioned
+
+class Db(BaseConfig):
+    token: SecretStr = SecretStr("")
+    keys: list[SecretStr] = []
+    port: int = 0
+
+@versioned(Migration(1, 2, move_key("db.old_port", "db.port")))
+class App(BaseConfig):
+    db: Db = Db()
+"""
+
+
+def test_check_masks_every_line_of_a_secret_written_over_several(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A multi-line string or an array of secrets goes on past its key's line: its other lines
+    were printed as they are."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write("multiline.py", MULTILINE_APP)
+    text = (
+        '[db]\ntoken = """first-line\nsecond-secret"""\nkeys = [\n  "k-one",\n  "k-two",\n]\n'
+        "old_port = 3\n"
+    )
+    write("m.toml", text)
+    code, out, err = run_compose(
+        capsys, "migrate", "--schema", "multiline:App", "--check", "m.toml"
+    )
+    assert (code, err) == (1, "")
+    assert "secret" not in out and "k-" not in out and "first-line" not in out
+    assert ' token = "**********"\n' in out and ' keys = "**********"\n' in out
+    assert "-old_port = 3\n" in out and "+port = 3\n" in out
