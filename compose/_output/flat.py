@@ -138,10 +138,13 @@ def _nones(value: Any) -> Any:
 
 
 def flag_text(value: Any) -> str:
-    """A value as the one token a flag takes for it: `str()` of a scalar (`True`, `None`,
-    `1e-05`), JSON of a list or dict; text as it is."""
+    """A value as the one token a flag takes for it: `str()` of a scalar (`None`, `1e-05`),
+    `true`/`false` for a bool (a typed field reads `True` too, but an untyped one, a key of a
+    `dict[str, Any]`, reads TOML's spelling only), JSON of a list or dict; text as it is."""
     if isinstance(value, str):
         return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, enum.Enum):
         return flag_text(value.value)
     if isinstance(value, PurePath):

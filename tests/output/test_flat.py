@@ -380,6 +380,18 @@ def test_a_section_given_text_is_the_section_error() -> None:
         from_flat(Run, {"trainer": "{'steps': 1"})
 
 
+def test_a_bool_in_an_untyped_dict_stays_a_bool() -> None:
+    """Optuna and W&B hand over typed booleans: an untyped key (`dict[str, Any]`, vLLM's extra
+    arguments) read `True` as the text 'True'; TOML's `true` is a bool to every field."""
+    run = Run(extra={"eager": True, "compile": False}, trainer=Trainer(ckpt=Ckpt()))
+    assert from_flat(Run, {"extra.eager": True, "extra.compile": False}).extra == run.extra
+    for flat in (to_flat(run), to_flat(run, text=True)):
+        del flat["api.key"]  # a secret: its mask is no value
+        assert from_flat(Run, flat) == run
+    assert flat_argv({"extra.eager": True}) == ["--extra.eager=true"]
+    assert parse(Run, flat_argv({"extra.eager": True})).extra == {"eager": True}
+
+
 def test_a_file_given_to_a_section_is_loaded_there_as_the_command_line_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
