@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from compose._schema.plan import MIGRATIONS_ATTR
 from compose._syntax import FOUND_IN, SCHEMA_VERSION, SECRET_MASK, dotted, split_dotted
-from compose._tree import KeyPath, at_path, copy_tree, equal_data, move_value
+from compose._tree import MAX_DEPTH, KeyPath, at_path, copy_tree, equal_data, move_value, too_deep
 from compose._warn import warn
 from compose.errors import ComposeWarning, ConfigValidationError
 
@@ -405,6 +405,12 @@ def _guarded(
         raise ConfigValidationError(
             f"migration {migration.name}: step `{_name_of(step)}` returned "
             f"{type(migrated).__name__}, not the file's table",
+            origin=source.shown,
+        )
+    if too_deep(migrated):  # a table that holds itself is endlessly deep
+        raise ConfigValidationError(
+            f"migration {migration.name}: step `{_name_of(step)}` returned tables nested more "
+            f"than {MAX_DEPTH} deep (does one hold itself?)",
             origin=source.shown,
         )
     return migrated

@@ -212,6 +212,27 @@ def test_an_apps_own_step_that_raises_is_named_in_the_error(write: WriteFile) ->
     )
 
 
+def test_a_step_that_returns_a_table_holding_itself_is_an_error(write: WriteFile) -> None:
+    """It was a RecursionError traceback from the merge that followed."""
+
+    def looped(data: dict[str, Any]) -> dict[str, Any]:
+        data["x"] = data
+        return data
+
+    @versioned(Migration(1, 2, looped))
+    class Open(BaseConfig):
+        x: Any = 0
+
+    write("old.toml", "x = 1\n")
+    with pytest.raises(ComposeError) as caught:
+        parse(Open, ["@", "old.toml"])
+    assert str(caught.value) == (
+        "old.toml: migration 1 -> 2: step `test_a_step_that_returns_a_table_holding_itself_is_"
+        "an_error.<locals>.looped` returned tables nested more than 100 deep (does one hold "
+        "itself?)"
+    )
+
+
 def test_a_step_that_returns_no_table_is_an_error(write: WriteFile) -> None:
     @versioned(Migration(1, 2, lambda data: None))  # type: ignore[arg-type,return-value]
     class Forgetful(BaseConfig):
