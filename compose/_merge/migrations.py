@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -332,11 +332,13 @@ def migrate_table(
     for migration in migrations:
         for step in migration.steps:
             if isinstance(step, _HELPERS):
-                if _guarded(step, data, migration, source, show, secret):
+                if _guarded(step, data, migration, source, show, secret, result.moved):
                     _note_common(result, step, migration, source)
             else:
                 before = data
-                data = _guarded(step, copy_tree(before), migration, source, show, secret)
+                data = _guarded(
+                    step, copy_tree(before), migration, source, show, secret, result.moved
+                )
                 _note_changes(result, step, before, data, migration, source)
         result.table = _taken_out(data, prefix, migration, source, show)  # checked after each
     return result
@@ -376,6 +378,7 @@ def _guarded(
     source: FileSource,
     show: ShowKey,
     secret: Callable[[dict[str, Any], KeyPath], bool] | None,
+    moved: Mapping[KeyPath, KeyPath],
 ) -> Any:
     """A common step's `apply(data)`, or what an app's step returns; a failure is one error."""
     try:
@@ -392,7 +395,7 @@ def _guarded(
         raise ConfigValidationError(
             f"migration {migration.name} failed: {message}",
             key=show(error.path),
-            origin=_where(source, error.path),
+            origin=_where(source, error.path, moved),
             **shown,
         ) from None
     except Exception as error:  # the app's own step: one error that names it, no traceback
@@ -417,7 +420,7 @@ def _guarded(
 
 
 def _note_common(result: Migrated, step: Any, migration: Migration, source: FileSource) -> None:
-    line = source.line_of(_inside(step.key, source))
+    line = source.line_of(_written_at(_inside(step.key, source), result.moved))
     to = step.new if isinstance(step, MoveKey) else ()
     result.changes.append(Change(step.key, step.note, migration, line, to))
     if isinstance(step, MoveKey):
@@ -438,7 +441,8 @@ def _note_changes(
     if any(kind != "added" for _, kind in changed):
         changed = [(path, kind) for path, kind in changed if kind != "added"]
     for path, kind in changed:
-        line = source.line_of(_inside(path, source)) if kind != "added" else None
+        written = _written_at(_inside(path, source), result.moved)
+        line = source.line_of(written) if kind != "added" else None
         result.changes.append(Change(path, f"is {kind} by step `{name}`", migration, line))
 
 
@@ -473,8 +477,18 @@ def _inside(path: KeyPath, source: FileSource) -> KeyPath:
     return path[len(prefix) :] if path[: len(prefix)] == prefix else ()
 
 
-def _where(source: FileSource, path: KeyPath) -> str:
-    line = source.line_of(_inside(path, source))
+def _written_at(inner: KeyPath, moved: Mapping[KeyPath, KeyPath]) -> KeyPath:
+    """Where the file wrote the value a step finds at `inner`: through an earlier step's move
+    of it (or of a table it lies in), where the file's line is."""
+    for depth in range(len(inner), 0, -1):
+        old = moved.get(inner[:depth])
+        if old is not None:
+            return (*old, *inner[depth:])
+    return inner
+
+
+def _where(source: FileSource, path: KeyPath, moved: Mapping[KeyPath, KeyPath]) -> str:
+    line = source.line_of(_written_at(_inside(path, source), moved))
     return f"{source.shown}:{line}" if line else source.shown
 
 

@@ -233,6 +233,34 @@ def test_a_step_that_returns_a_table_holding_itself_is_an_error(write: WriteFile
     )
 
 
+def test_a_later_step_names_the_line_where_the_file_wrote_a_moved_key(write: WriteFile) -> None:
+    """A key one step moved and the next converts is on the file's line of the old key: the
+    line of its table's header was named (the file holds no key of the new name)."""
+
+    class T(BaseConfig):
+        keep: int = 0
+        seed: int = 0
+
+    @versioned(
+        Migration(1, 2, move_key("t.old_seed", "t.seed")),
+        Migration(2, 3, convert_value("t.seed", int)),
+    )
+    class Chained(BaseConfig):
+        t: T = T()
+
+    write("good.toml", "[t]\nkeep = 1\n\nold_seed = '7'\n")
+    config, seen = _parse(Chained, ["@", "good.toml"])
+    assert config.t.seed == 7
+    assert [line.rsplit("; found in ", 1)[1].split(";")[0] for line in seen] == [
+        "good.toml:4",
+        "good.toml:4",
+    ]
+    write("bad.toml", "[t]\nkeep = 1\n\nold_seed = 'seven'\n")
+    with pytest.raises(ComposeError) as caught:
+        parse(Chained, ["@", "bad.toml"])
+    assert caught.value.origin == "bad.toml:4"
+
+
 def test_a_step_that_returns_no_table_is_an_error(write: WriteFile) -> None:
     @versioned(Migration(1, 2, lambda data: None))  # type: ignore[arg-type,return-value]
     class Forgetful(BaseConfig):
