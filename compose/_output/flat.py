@@ -68,11 +68,15 @@ def to_flat(
     """
     limit = _limit("max_length", max_length, MLFLOW_MAX_PARAM_LENGTH, text)
     key_limit = _limit("max_key_length", max_key_length, MLFLOW_MAX_KEY_LENGTH, text)
-    tree = to_data(config)  # masks secrets: a tracker is a place people look
+    # Secrets masked: a tracker is a place people look. A model's None is None, and its text
+    # "None" (an element of a list[str]) text
+    tree = to_data(config, nones=True)
     if not isinstance(tree, dict):
         raise TypeError(f"to_flat needs a model or a dict, got {type(config).__name__}")
     spread = _mlflow_segment if text else _plain_segment
-    flat = {key: _nones(value) for key, value in _leaves(tree, "", spread)}
+    flat = dict(_leaves(tree, "", spread))
+    if not isinstance(config, BaseModel):  # plain data: "None" text is None, as files write it
+        flat = {key: _nones(value) for key, value in flat.items()}
     if text:
         return {
             cut(key, key_limit, key=True): cut(flag_text(value), limit)

@@ -21,27 +21,30 @@ from compose._syntax import NONE_TEXT, SECRET_MASK
 __all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
 
 
-def to_data(value: Any, *, reveal: bool = False, references: bool = False) -> Any:
+def to_data(
+    value: Any, *, reveal: bool = False, references: bool = False, nones: bool = False
+) -> Any:
     """Plain TOML-ready data: models as dicts in field order, None as "None", paths as text.
 
     A `SecretStr` or `SecretBytes` is masked (`**********`), as everything shown to people
     is; `reveal` writes its value instead, for files that must reload to the same config, or
     the `${oc.env:NAME}` it was read from, as `Verbatim` text (`compose._schema.secrets`).
-    `references` writes that reference, which is no secret, but masks the others (flags)."""
+    `references` writes that reference, which is no secret, but masks the others (flags).
+    `nones` keeps None as None (a tracker's config, JSON), where the text "None" is text."""
     if isinstance(value, BaseModel):
         fields = type(value).model_fields
         return {
-            name: to_data(getattr(value, name), reveal=reveal, references=references)
+            name: to_data(getattr(value, name), reveal=reveal, references=references, nones=nones)
             for name in fields
         }
     if isinstance(value, Mapping):
         return {
-            str(key): to_data(item, reveal=reveal, references=references)
+            str(key): to_data(item, reveal=reveal, references=references, nones=nones)
             for key, item in value.items()
         }
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
-        return [to_data(item, reveal=reveal, references=references) for item in items]
+        return [to_data(item, reveal=reveal, references=references, nones=nones) for item in items]
     if isinstance(value, _SECRETS):
         if references and isinstance(value, FromEnvironment):
             return Verbatim(value.reference)
@@ -50,7 +53,7 @@ def to_data(value: Any, *, reveal: bool = False, references: bool = False) -> An
         if isinstance(value, FromEnvironment):  # the component reads its own environment
             return Verbatim(value.reference)
         return _scalar_data(value.get_secret_value())
-    return _scalar_data(value)
+    return None if value is None and nones else _scalar_data(value)
 
 
 _SECRETS = (SecretStr, SecretBytes)

@@ -99,6 +99,17 @@ def test_a_dict_no_dotted_key_can_name_stays_one_value() -> None:
     assert to_flat(Run(extra={"k=v": 1}))["extra"] == {"k=v": 1}
 
 
+def test_the_text_none_in_a_list_of_a_model_stays_text() -> None:
+    """A `list[str]` element "None" is text, not None: it was logged as null, and came back
+    refused (`Input should be a valid string`). A None stays None."""
+    run = Run(trainer=Trainer(tags=["None", "x"]), extra={"b": None})
+    flat = to_flat(run)
+    assert (flat["trainer.tags"], flat["extra.b"]) == (["None", "x"], None)
+    assert to_flat(run, text=True)["trainer.tags"] == '["None", "x"]'
+    del flat["api.key"]  # a secret: its mask is no value
+    assert from_flat(Run, flat).trainer.tags == ["None", "x"]
+
+
 def test_a_plain_dict_flattens_too() -> None:
     assert to_flat({"a": {"b": [1, None]}, "c": "None"}) == {"a.b": [1, None], "c": None}
 
