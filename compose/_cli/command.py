@@ -53,7 +53,7 @@ from compose._schema.shape import section_models
 from compose._schema.walk import walk
 from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, snake_case, split_dotted
 from compose._tree import KeyPath, at_path, equal_data, replaced
-from compose.errors import ArgvError, ComposeError, printable
+from compose.errors import ArgvError, ComposeError, closest, printable
 
 USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
 
@@ -527,12 +527,32 @@ def job_command(options: Options) -> int:
     return _status.run_job(options.rest[0])
 
 
+def _paths(options: Options, command: str) -> list[str]:
+    """The PATHs or FILEs a command takes after its options: a token there that starts with
+    `--` is a mistyped option, or one given after them (a path would not exist: it was
+    'file not found' for `--quite`, exit 1 as if a checked file had a problem)."""
+    allowed = sorted(_ALLOWED[command])
+    for token in options.rest:
+        if token.startswith("--"):
+            name = token.partition("=")[0]
+            if name in allowed:
+                raise ArgvError(
+                    "is given after the files: options come first",
+                    key=name,
+                    hint=f"compose {command} {name} ... FILE...",
+                )
+            close = closest(name, allowed, cutoff=0.6)
+            hint = f"did you mean {close}?" if close else f"options: {', '.join(allowed)}"
+            raise ArgvError(f"is not an option of compose {command}", key=name, hint=hint)
+    return options.rest
+
+
 def check(options: Options) -> int:
     """`compose check PATH...`: see `compose._cli.check`."""
     from compose._cli.check import check_command  # noqa: PLC0415  # the check's own machinery
 
     return check_command(
-        options.rest,
+        _paths(options, "check"),
         schema=options.values.get("--schema"),
         roles_file=options.values.get("--roles"),
         search_path=options.search_path,
@@ -549,7 +569,7 @@ def migrate_command(options: Options) -> int:
     from compose._cli.migrate import migrate_files  # noqa: PLC0415  # tomlkit, for this command only
 
     section, check = options.values.get("--section"), "--check" in options.flags
-    return migrate_files(schema, options.rest, section=section, check=check)
+    return migrate_files(schema, _paths(options, "migrate"), section=section, check=check)
 
 
 _COMMANDS: dict[str, Callable[[Options], int]] = {

@@ -260,6 +260,29 @@ def test_a_group_file_that_fits_none_of_its_sections_names_them_all(
 
 
 @pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["--quite", "."],
+            "error: --quite: is not an option of compose check; did you mean --quiet?\n",
+        ),
+        (
+            [".", "--quiet"],
+            "error: --quiet: is given after the files: options come first; compose check "
+            "--quiet ... FILE...\n",
+        ),
+    ],
+    ids=["mistyped", "after the paths"],
+)
+def test_a_mistyped_or_late_option_is_bad_input_not_a_path(
+    tree: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    """It was read as a path: 'file not found', exit 1, as if a checked file had a problem."""
+    code, lines, err = check(capsys, *argv)
+    assert (code, lines, err) == (2, [], expected)
+
+
+@pytest.mark.parametrize(
     ("mapping", "expected"),
     [
         ("entrypont = 'x'\n", "entrypont"),
