@@ -1230,6 +1230,27 @@ ENTRIES: tuple[Part | Case, ...] = (
         fix="Put the narrow rule above the broad one, or drop it.",
     ),
     Case(
+        name="check-section-not-in-schema",
+        title="A rule's `section` the schema has no section at",
+        did="Wrote a `section` with a typo in a `[[files]]` rule of `compose-check.toml`.",
+        files={
+            "compose-check.toml": (
+                '[entrypoints]\napp = "schemas:RLConfig"\n\n[[files]]\n'
+                'match = ["conf/*.toml"]\nsection = "trainer.optm"\n'
+            ),
+            "conf/muon.toml": "type = 'muon'\n",
+        },
+        check=("conf",),
+        error=ConfigValidationError,
+        message=(
+            "--files.0.section = 'trainer.optm' (from compose-check.toml:6): names no section "
+            "of app: unknown key; did you mean --trainer.optim?"
+        ),
+        key="--files.0.section",
+        origin="compose-check.toml:6",
+        fix="Name the section as a flag would (`trainer.optim`), without the dashes.",
+    ),
+    Case(
         name="check-section-with-sweep-over",
         title="A rule with both `section` and `sweep_over`",
         did="Gave a `[[files]]` rule of `compose-check.toml` a `section` and a `sweep_over`.",

@@ -26,7 +26,13 @@ from compose import (
     parse,
 )
 from compose._cli.command import main
-from compose._cli.roles import config_files, read_roles, unmatched_patterns
+from compose._cli.roles import (
+    check_sections,
+    config_files,
+    load_schema,
+    read_roles,
+    unmatched_patterns,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "09-error-catalogue.md"
@@ -78,6 +84,7 @@ def _check_error(paths: list[str]) -> ComposeError:
     """What `compose check PATHS` says of its mapping: the error reading it raises (bad input,
     exit 2), else the one problem it finds in it (exit 1)."""
     roles = read_roles(None, None)
+    check_sections(roles, {name: load_schema(spec) for name, spec in roles.entrypoints.items()})
     (problem,) = unmatched_patterns(roles, paths, config_files(paths, roles))
     return problem
 

@@ -24,6 +24,7 @@ from compose._cli.entry import write_text
 from compose._cli.roles import (
     Role,
     Roles,
+    check_sections,
     config_files,
     declared_at,
     load_schema,
@@ -80,6 +81,7 @@ def check_command(
     """Judge every file under `paths`; print each verdict; 1 if any file has a problem."""
     roles = read_roles(roles_file, schema)
     schemas = {name: _entrypoint(roles, name, schema) for name in roles.entrypoints}
+    check_sections(roles, schemas)
     paths = paths or ["."]
     files = list(config_files(paths, roles))
     included = included_roles(files, roles, schemas, (*search_path, *roles.search_path))

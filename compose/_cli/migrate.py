@@ -31,7 +31,7 @@ from compose._merge.migrations import Migrated, ShowKey, Versions, migrate_table
 from compose._runs import atomic
 from compose._schema.keys import cli_key
 from compose._schema.secrets import is_secret_path
-from compose._schema.shape import Kind, model_shape
+from compose._schema.shape import NOT_A_SECTION, model_shape, takes_a_file
 from compose._schema.walk import walk
 from compose._syntax import INCLUDE, SCHEMA_VERSION, SECRET_MASK
 from compose._toml import loads
@@ -82,12 +82,8 @@ def _prefix(schema: type[BaseModel], section: str | None) -> KeyPath:
         return ()
     root = model_shape(schema)
     target = walk(root, key_segments(root, section), {}, "--section")
-    if target.shape.kind not in (Kind.MODEL, Kind.UNION, Kind.DICT, Kind.ANY):
-        raise ArgvError(
-            "is a value, not a section: a file can only be loaded into a section",
-            key="--section",
-            value=section,
-        )
+    if not takes_a_file(target.shape):
+        raise ArgvError(NOT_A_SECTION, key="--section", value=section)
     return target.path
 
 

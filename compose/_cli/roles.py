@@ -22,9 +22,19 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from compose._input.argv import FileItem
+from compose._merge.flags import key_segments
 from compose._merge.fold import compose_items
 from compose._schema.keys import cli_key
-from compose._schema.shape import Kind, innermost, model_shape, section_models, shape_of_field
+from compose._schema.shape import (
+    NOT_A_SECTION,
+    Kind,
+    innermost,
+    model_shape,
+    section_models,
+    shape_of_field,
+    takes_a_file,
+)
+from compose._schema.walk import walk
 from compose._syntax import dotted
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, closest
@@ -170,6 +180,33 @@ def _check_sweeps(roles: Roles) -> None:
                     origin=declared_at(roles, path),
                     hint=f"drop {name}, or sweep_over if the file is no sweep's",
                 )
+
+
+def check_sections(roles: Roles, schemas: Mapping[str, type[BaseModel]]) -> None:
+    """Each rule's `section` is where its entrypoint's schema takes a file (`--KEY @ FILE`):
+    a typo in it is the mapping's error at its line (bad input, exit 2), not a problem of every
+    file the rule matches."""
+    for index, rule in enumerate(roles.rules):
+        name = rule.entrypoint if rule.entrypoint is not None else roles.default
+        if not rule.section or name is None:
+            continue
+        path = ("files", index, "section")
+        root = model_shape(schemas[name])
+        try:
+            target = walk(root, key_segments(root, rule.section), {}, f"--{rule.section}")
+        except ComposeError as error:
+            message, hint = error.message, error.hint
+        else:
+            if takes_a_file(target.shape):
+                continue
+            message, hint = NOT_A_SECTION, None
+        raise ConfigValidationError(
+            f"names no section of {name}: {message}",
+            key=mapping_key(path),
+            value=rule.section,
+            origin=declared_at(roles, path),
+            hint=hint,
+        )
 
 
 def unmatched_patterns(

@@ -35,7 +35,7 @@ from compose._merge.migrations import migrate_table
 from compose._merge.renames import move_renamed
 from compose._merge.tables import Halted, Merger
 from compose._schema.plan import NO_DEFAULT
-from compose._schema.shape import ANY, Kind, Shape, model_shape
+from compose._schema.shape import ANY, NOT_A_SECTION, Shape, model_shape, takes_a_file
 from compose._schema.walk import Target, walk
 from compose._syntax import INCLUDE
 from compose._tree import KeyPath
@@ -248,10 +248,5 @@ class _Nodes:
 
 
 def _check_section(composed: Composed, target: Target, shown: str) -> None:
-    if target.shape.kind in (Kind.MODEL, Kind.UNION, Kind.DICT, Kind.ANY):
-        return
-    raise ArgvError(
-        "is a value, not a section: a file can only be loaded into a section",
-        key=composed.show_key(target.path),
-        origin=shown,
-    )
+    if not takes_a_file(target.shape):
+        raise ArgvError(NOT_A_SECTION, key=composed.show_key(target.path), origin=shown)

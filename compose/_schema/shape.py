@@ -118,6 +118,16 @@ class Shape:
         return None
 
 
+# A file node's keys are a table's: it loads where a table goes (`--KEY @ FILE`)
+NOT_A_SECTION = "is a value, not a section: a file can only be loaded into a section"
+
+
+def takes_a_file(shape: Shape) -> bool:
+    """Whether a file can be loaded at a key of this shape: a section, a union of them, a dict,
+    an untyped key."""
+    return shape.kind in (Kind.MODEL, Kind.UNION, Kind.DICT, Kind.ANY)
+
+
 def innermost(shape: Shape) -> Shape:
     """What a shape holds through lists and dicts (itself, if neither)."""
     while shape.kind in (Kind.LIST, Kind.DICT) and shape.item is not None:

@@ -432,6 +432,37 @@ def test_a_rule_every_file_of_which_an_earlier_rule_decides_is_a_problem(
     ]
 
 
+@pytest.mark.parametrize(
+    ("section", "reason"),
+    [
+        ("trainer.optm", "unknown key; did you mean --trainer.optim?"),
+        ("seq_len", "is a value, not a section: a file can only be loaded into a section"),
+    ],
+)
+def test_a_rule_s_section_the_schema_lacks_is_bad_input_at_its_line(
+    tree: Path, capsys: pytest.CaptureFixture[str], section: str, reason: str
+) -> None:
+    """It was a problem of every file the rule matched, with no line of the mapping (exit 1)."""
+    write(tree, "conf/optim/muon.toml", "type = 'muon'\n")
+    write(
+        tree,
+        "compose-check.toml",
+        f"""
+        [entrypoints]
+        app = "checkapp:App"
+        [[files]]
+        match = ["conf/optim/*.toml"]
+        section = "{section}"
+    """,
+    )
+    code, lines, err = check(capsys, "conf")
+    assert (code, lines) == (2, [])
+    assert err == (
+        f"error: --files.0.section = '{section}' (from compose-check.toml:5): names no section "
+        f"of app: {reason}\n"
+    )
+
+
 def test_a_bad_schema_flag_is_named_as_the_flag_beside_a_mapping(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
