@@ -28,7 +28,6 @@ from compose._schema.keys import cli_key
 from compose._schema.shape import (
     NOT_A_SECTION,
     Kind,
-    innermost,
     model_shape,
     section_models,
     shape_of_field,
@@ -423,12 +422,17 @@ def _group_sections(path: str, schema: type[BaseModel], search_path: Sequence[st
     roots = [_real(d) for d in (*search_path, os.getcwd())]
     if group_dir.parent not in roots:
         return []
-    return [s for s in section_paths(schema) if s.rpartition(".")[2] == group_dir.name]
+    return [
+        s
+        for s in section_paths(schema)
+        if s.removesuffix(".0").rpartition(".")[2] == group_dir.name
+    ]
 
 
 def section_paths(schema: type[BaseModel]) -> list[str]:
     """Every section of `schema` a file can be mounted at (`--trainer.optim @ FILE`), dotted:
-    fields holding a model or a union of models (not lists or dicts of them)."""
+    fields holding a model or a union of models, and an element of a list of them
+    (`--orchestrator.env.0 @ FILE`: a file of `conf/env/` is one element); not a dict's."""
     found: list[str] = []
     _collect_sections(schema, (), found, (schema,))
     return found
@@ -440,7 +444,9 @@ def _collect_sections(
     if len(path) >= _MAX_SECTION_DEPTH:
         return
     for name, info in model.model_fields.items():
-        shape = innermost(shape_of_field(info))
+        shape = shape_of_field(info)
+        if shape.kind is Kind.LIST and shape.item is not None and section_models(shape.item):
+            found.append(dotted((*path, name, "0")))  # an element, judged as the first
         if shape.kind in (Kind.LIST, Kind.DICT):
             continue
         models = [m for m in section_models(shape) if m not in seen]

@@ -56,11 +56,17 @@ class Wandb(BaseConfig):
     project: str = "p"
 
 
+class Env(BaseConfig):
+    id: str
+    weight: float = 1.0
+
+
 class App(BaseConfig):
     seq_len: int = 512
     trainer: Trainer = Trainer()
     model: Model | None = None
     wandb: Wandb = Wandb()
+    envs: list[Env] = []
 
 
 class Alone(BaseConfig):
@@ -244,6 +250,23 @@ def test_a_file_no_role_fits_is_a_problem_naming_what_to_declare(
         "a.toml: fits no declared role; give --schema MODULE:CLASS, or declare its role in "
         "compose-check.toml"
     )
+
+
+def test_a_group_file_of_a_list_of_sections_is_judged_as_an_element(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`conf/envs/a.toml` is what `--envs.0 @ envs/a` loads: one element. It was judged at the
+    list itself, where no file loads ('is a value, not a section')."""
+    write(tree, "conf/envs/a.toml", "id = 'reverse-text'\nweight = 2.0\n")
+    write(tree, "conf/envs/b.toml", "id = 'x'\nwieght = 1.0\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
+    assert code == 1
+    assert lines == [
+        "conf/envs/a.toml: fits as envs.0 of checkapp:App",
+        "conf/envs/b.toml:2: --envs.0.wieght = 1.0: unknown key; did you mean --envs.0.weight?",
+        "conf/envs/b.toml: 1 problem as envs.0 of checkapp:App",
+        "checked 2 files: 1 fit, 1 with problems",
+    ]
 
 
 def test_a_group_file_that_fits_none_of_its_sections_names_them_all(
