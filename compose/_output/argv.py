@@ -614,7 +614,7 @@ def _untyped_text(data: Any, key: str) -> str:
 def _json(data: Any, key: str) -> str:
     """A list or dict as JSON, text escaped as a file's is (elements are resolved)."""
     try:
-        text = json.dumps(_escaped(data), ensure_ascii=False, default=_json_default)
+        text = json.dumps(escaped(data), ensure_ascii=False, default=_json_default)
     except ValueError as error:  # an integer past Python's 4,300-digit conversion limit
         raise OutputError(
             f"cannot be written as a flag: {error}", key=f"--{key}", value=data
@@ -622,15 +622,17 @@ def _json(data: Any, key: str) -> str:
     return text
 
 
-def _escaped(data: Any) -> Any:
+def escaped(data: Any) -> Any:
+    """Plain data whose text resolves to itself: `${` and `???` escaped in every string (as a
+    file writes them), a secret's `${oc.env:NAME}` reference left to be read where it runs."""
     if isinstance(data, Verbatim):  # a secret's `${oc.env:NAME}`: read where it runs
         return str(data)
     if isinstance(data, str):
         return escape(data)
     if isinstance(data, dict):
-        return {name: _escaped(value) for name, value in data.items()}
+        return {name: escaped(value) for name, value in data.items()}
     if isinstance(data, list):
-        return [_escaped(value) for value in data]
+        return [escaped(value) for value in data]
     return data
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from compose._output.argv import escaped
 from compose._output.plain import to_data
 from compose._schema.shape import ANY, Shape, model_shape
 from compose._schema.walk import walk
@@ -51,6 +52,8 @@ def to_flat(
     Keys are spelt as flags take them (field names, dict keys as they are), so a key names
     the same value in the tracker, in a sweep's parameters and on the command line. Secrets
     are masked (`**********`). Lists stay lists and None stays None: W&B's config holds both.
+    Text holding `${` or `???` is escaped as a flag writes it (`\\${x}`): `from_flat` reads
+    it back as the text, not as a reference to resolve.
     A section or dict is spread into its keys; an empty one, or a dict with a key that no
     dotted key can name (empty, holding `.` or `=`, blank at an end), stays one value.
 
@@ -70,7 +73,7 @@ def to_flat(
     key_limit = _limit("max_key_length", max_key_length, MLFLOW_MAX_KEY_LENGTH, text)
     # Secrets masked: a tracker is a place people look. A model's None is None, and its text
     # "None" (an element of a list[str]) text
-    tree = to_data(config, nones=True)
+    tree = escaped(to_data(config, nones=True))  # text `from_flat` reads back as itself
     if not isinstance(tree, dict):
         raise TypeError(f"to_flat needs a model or a dict, got {type(config).__name__}")
     spread = _mlflow_segment if text else _plain_segment

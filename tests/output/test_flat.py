@@ -110,6 +110,16 @@ def test_the_text_none_in_a_list_of_a_model_stays_text() -> None:
     assert from_flat(Run, flat).trainer.tags == ["None", "x"]
 
 
+def test_text_that_reads_as_a_reference_is_escaped_and_comes_back_as_text() -> None:
+    """A config's literal `${x}` (escaped in its file) or `???` was exported as is, and
+    `from_flat` then resolved it: 'key x not found', 'missing mandatory value'."""
+    run = Run(note="${x}", trainer=Trainer(tags=["???", "a ${b}"]))
+    for flat in (to_flat(run), to_flat(run, text=True)):
+        assert flat["note"] == "\\${x}"
+        del flat["api.key"]  # a secret: its mask is no value
+        assert from_flat(Run, flat) == run
+
+
 def test_a_plain_dict_flattens_too() -> None:
     assert to_flat({"a": {"b": [1, None]}, "c": "None"}) == {"a.b": [1, None], "c": None}
 
