@@ -129,8 +129,15 @@ def _mlflow_segment(key: str) -> bool:
 
 def is_flat_key(key: str) -> bool:
     """A key a flag can be made of: not empty, no `=` (`--KEY=VALUE` splits at the first), no
-    blank at either end, and not read as an argv token of its own (`-`, `@`, `~`)."""
-    return bool(key) and "=" not in key and key.strip() == key and key[0] not in "-@~"
+    blank at either end, not read as an argv token of its own (`-`, `@`, `~`), not ending
+    with `+` (`--KEY+=VALUE` appends to a list)."""
+    return (
+        bool(key)
+        and "=" not in key
+        and key.strip() == key
+        and key[0] not in "-@~"
+        and not key.endswith("+")
+    )
 
 
 def _nones(value: Any) -> Any:

@@ -97,6 +97,9 @@ def test_a_dict_no_dotted_key_can_name_stays_one_value() -> None:
     assert to_flat(run)["extra"] == {"a.b": 1, "c": 2}
     assert to_flat(Run(extra={}))["extra"] == {}
     assert to_flat(Run(extra={"k=v": 1}))["extra"] == {"k=v": 1}
+    appending = Run(extra={"a+": 1})  # `--extra.a+=1` would append to a list
+    assert to_flat(appending)["extra"] == {"a+": 1}
+    assert parse(Run, flat_argv(to_flat(appending), Run)) == appending
 
 
 def test_the_text_none_in_a_list_of_a_model_stays_text() -> None:
@@ -381,7 +384,7 @@ def test_a_key_cut_to_a_tracker_s_limit_is_refused() -> None:
     assert "cut to fit a tracker's length limit: give the whole key" in str(caught.value)
 
 
-@pytest.mark.parametrize("key", ["", "a=b", "--seed", "@x", "~seed", " seed", 3])
+@pytest.mark.parametrize("key", ["", "a=b", "--seed", "@x", "~seed", " seed", "extra.a+", 3])
 def test_a_key_that_is_no_dotted_key_is_refused(key: Any) -> None:
     with pytest.raises(ArgvError, match="a flat key is a dotted key") as caught:
         from_flat(Run, {key: 1})
