@@ -116,7 +116,8 @@ def _rewrite(
     try:
         document = tomlkit.parse(text)
         comments = _moved_comments(document, migrated.moved)
-        _edit(tomlkit, document, old, migrated.table)
+        tables = _moved_tables(document, migrated)
+        _edit(tomlkit, document, old, migrated.table, tables)
         _keep_comments(document, comments)
         _stamp(document, versions.version)
         new_text: str = tomlkit.dumps(document)
@@ -152,20 +153,40 @@ def _tomlkit() -> Any:
     return tomlkit
 
 
-def _edit(tomlkit: Any, container: Any, old: dict[str, Any], new: dict[str, Any]) -> None:
+def _edit(
+    tomlkit: Any,
+    container: Any,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    tables: dict[KeyPath, Any],
+    path: KeyPath = (),
+) -> None:
     """Make the TOML `container` (a document or a table) hold `new` where it held `old`,
-    touching only the keys that differ: a table both hold is edited inside, not replaced."""
+    touching only the keys that differ: a table both hold is edited inside, not replaced; a
+    table a migration moved whole is the file's own, with its comments (`tables`, by path)."""
     for key in [key for key in old if key not in new]:
         del container[key]
     for key, value in new.items():
         if key in old and _same(old[key], value):
             continue
         if key in old and _both_tables(old[key], value) and _is_table(container[key]):
-            _edit(tomlkit, container[key], old[key], value)
+            _edit(tomlkit, container[key], old[key], value, tables, (*path, key))
             if value or not _is_super_table(container[key]):
                 continue
             # emptied, it had no header of its own: one now, as the data still holds the table
-        container[key] = _new_item(tomlkit, container, value)
+        moved = tables.get((*path, key))
+        container[key] = moved if moved is not None else _new_item(tomlkit, container, value)
+
+
+def _moved_tables(document: Any, migrated: Migrated) -> dict[KeyPath, Any]:
+    """Each table a migration moved whole and left as it was, by its new place: the file's
+    own item, its comments and layout inside, goes there."""
+    tables = {}
+    for new, old in migrated.moved.items():
+        item = _item_at(document, old)
+        if _is_table(item) and equal_data(item.unwrap(), at_path(migrated.table, new)):
+            tables[new] = item
+    return tables
 
 
 def _moved_comments(document: Any, moved: dict[KeyPath, KeyPath]) -> dict[KeyPath, Any]:
@@ -214,7 +235,7 @@ def _both_tables(old: Any, new: Any) -> bool:
 
 
 def _same(old: Any, new: Any) -> bool:
-    return type(old) is type(new) and old == new
+    return type(old) is type(new) and equal_data(old, new)
 
 
 def _is_super_table(item: Any) -> bool:

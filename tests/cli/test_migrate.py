@@ -623,3 +623,42 @@ def test_check_masks_every_line_of_a_secret_written_over_several(
     assert "secret" not in out and "k-" not in out and "first-line" not in out
     assert ' token = "**********"\n' in out and ' keys = "**********"\n' in out
     assert "-old_port = 3\n" in out and "+port = 3\n" in out
+
+
+TABLE_MOVING_APP = """
+from compose import BaseConfig, Migration, move_key, versioned
+
+class Optim(BaseConfig):
+    lr: float = 0.1
+    wd: float = 0.0
+
+class Trainer(BaseConfig):
+    seed: int = 0
+    optim: Optim = Optim()
+
+@versioned(Migration(1, 2, move_key("trainer.oldoptim", "trainer.optim")))
+class App(BaseConfig):
+    trainer: Trainer = Trainer()
+"""
+
+
+def test_a_table_moved_whole_keeps_its_comments_and_layout(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The table is the file's own, under its new name: it was written anew, every comment in
+    it gone."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    write("tablemoving.py", TABLE_MOVING_APP)
+    text = (
+        "[trainer]\nseed = 1\n\n[trainer.oldoptim]  # optimizer settings\n"
+        "# learning rate is tuned\nlr = 0.1  # tuned on v1\nwd   = 0.01\n"
+    )
+    write("t.toml", text)
+    code, _, err = run_compose(capsys, "migrate", "--schema", "tablemoving:App", "t.toml")
+    assert (code, err) == (0, "")
+    assert Path("t.toml").read_text() == "schema_version = 2\n\n" + text.replace(
+        "trainer.oldoptim", "trainer.optim"
+    )
