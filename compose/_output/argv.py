@@ -410,12 +410,15 @@ class _Differ:
         self, want: BaseModel, have: BaseModel, key: str, depth: int
     ) -> Iterator[Override]:
         """Deletions of the tables the variant switched from held under a name the new one
-        has too: a switch keeps them, and flags would merge into them (a section's keys in
-        what is now a dict of sections)."""
+        has too, as another kind of table: a switch keeps them, and flags would merge into them
+        (a section's keys in what is now a dict of sections). A table of the same kind is
+        merged into as before (a dict's lost keys are deleted a round later)."""
         for name in plan_of(type(want)).fields:
             if name in plan_of(type(have)).fields:
                 old = getattr(have, name)
-                if isinstance(old, (BaseModel, dict)):
+                if isinstance(old, (BaseModel, dict)) and type(old) is not type(
+                    getattr(want, name)
+                ):
                     below = _join(key, flag_segment(name))
                     yield Override(below, (f"~{below}",), depth + 1)
 

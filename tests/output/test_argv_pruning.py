@@ -280,3 +280,26 @@ def test_few_flags_are_asked_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None
     counted = Counted(monkeypatch)
     to_argv(wide(size)(**{f"f{index}": 1 for index in range(size)}), [])
     assert counted.compositions == size + 1
+
+
+class _A(BaseConfig):
+    type: Literal["a"] = "a"
+    tags: dict[str, int] = {"k": 1}
+
+
+class _B(BaseConfig):
+    type: Literal["b"] = "b"
+    tags: dict[str, int] = {"k": 2}
+
+
+class _Switched(BaseConfig):
+    u: Annotated[_A | _B, Field(discriminator="type")] = _A()
+
+
+def test_a_switch_keeps_a_table_of_the_same_kind_as_flag_by_flag(tmp_path: Path) -> None:
+    """Both variants hold a dict under one name: the switch keeps the file's, which flags
+    merge into, so no deletion is written (one made a flag needed only beside it, and the
+    screening and the pass flag by flag kept different flags)."""
+    base = written(tmp_path, _Switched(u=_A(tags={})))
+    screened, one_by_one = both_ways(_Switched(u=_B(tags={})), base)
+    assert screened == one_by_one == ["--u.type=b"]
