@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +59,22 @@ betas2 = 0.95
 @pytest.fixture(autouse=True)
 def _schemas_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(TESTS / "merge"))
+
+
+AppModule = Callable[[str, str], str]
+
+
+@pytest.fixture
+def app_module(write: WriteFile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppModule:
+    """`app_module(NAME, SOURCE)` writes the schema module NAME.py where it is imported from,
+    and gives `--schema`'s value for its `App`."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def written(name: str, source: str) -> str:
+        write(f"{name}.py", source)
+        return f"{name}:App"
+
+    return written
 
 
 def _migrate(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -412,18 +429,14 @@ class App(BaseConfig):
 def test_check_never_prints_a_secret_in_its_diff(
     write: WriteFile,
     capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    app_module: AppModule,
 ) -> None:
     """`--check` in CI prints the diff of a file: a secret's line, moved or beside a changed
     one, shows the mask, on both sides."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    write("secretapp.py", SECRET_APP)
+    schema = app_module("secretapp", SECRET_APP)
     text = '[trainer]\nold_lr = 0.5\nkey = "sk-moved-1"\n\n[trainer.tokens]\na = "sk-kept-2"\n'
     write("s.toml", text)
-    code, out, err = run_compose(
-        capsys, "migrate", "--schema", "secretapp:App", "--check", "s.toml"
-    )
+    code, out, err = run_compose(capsys, "migrate", "--schema", schema, "--check", "s.toml")
     assert (code, err) == (1, "")
     assert "sk-" not in out
     assert '-key = "**********"\n' in out
@@ -453,18 +466,16 @@ class App(BaseConfig):
 def test_check_never_prints_the_value_of_a_removed_key(
     write: WriteFile,
     capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    app_module: AppModule,
 ) -> None:
     """A key a migration drops is no field of the schema any more, so the schema cannot say
     whether it was a secret (a removed password usually was): its line in `--check`'s diff
     shows the mask if it holds text, whether `remove_key` or a step of the app's own dropped
     it; a kept key's value, and a number dropped, are shown as they are."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    write("removing.py", REMOVING_APP)
+    schema = app_module("removing", REMOVING_APP)
     text = '[trainer]\nlr = 0.5\npassword = "hunter2"\nlegacy_token = "sk-old-3"\nretries = 3\n'
     write("r.toml", text)
-    code, out, err = run_compose(capsys, "migrate", "--schema", "removing:App", "--check", "r.toml")
+    code, out, err = run_compose(capsys, "migrate", "--schema", schema, "--check", "r.toml")
     assert (code, err) == (1, "")
     assert "hunter2" not in out and "sk-old" not in out
     assert '-password = "**********"\n' in out
@@ -567,20 +578,18 @@ class App(BaseConfig):
 def test_an_include_stays_and_is_not_given_to_the_steps(
     write: WriteFile,
     capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    app_module: AppModule,
 ) -> None:
     """Loading takes `_include_` out before the steps run; so does the rewrite: an app's step
     that keeps only the keys it knows dropped the include, and the file lost its base."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    write("knownonly.py", KNOWN_ONLY_APP)
+    schema = app_module("knownonly", KNOWN_ONLY_APP)
     write("base.toml", "[trainer]\nseed = 7\n")
     write("top.toml", '_include_ = ["base.toml"]\n[trainer]\nlr = 0.5\n')
     from knownonly import App  # type: ignore[import-not-found]
 
     before = parse(App, ["@", "top.toml"])
     assert (before.trainer.seed, before.trainer.lr) == (7, 0.5)
-    code, _, err = run_compose(capsys, "migrate", "--schema", "knownonly:App", "top.toml")
+    code, _, err = run_compose(capsys, "migrate", "--schema", schema, "top.toml")
     assert (code, err) == (0, "")
     assert Path("top.toml").read_text().startswith('_include_ = ["base.toml"]\n')
     assert parse(App, ["@", "top.toml"]) == before
@@ -604,21 +613,17 @@ class App(BaseConfig):
 def test_check_masks_every_line_of_a_secret_written_over_several(
     write: WriteFile,
     capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    app_module: AppModule,
 ) -> None:
     """A multi-line string or an array of secrets goes on past its key's line: its other lines
     were printed as they are."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    write("multiline.py", MULTILINE_APP)
+    schema = app_module("multiline", MULTILINE_APP)
     text = (
         '[db]\ntoken = """first-line\nsecond-secret"""\nkeys = [\n  "k-one",\n  "k-two",\n]\n'
         "old_port = 3\n"
     )
     write("m.toml", text)
-    code, out, err = run_compose(
-        capsys, "migrate", "--schema", "multiline:App", "--check", "m.toml"
-    )
+    code, out, err = run_compose(capsys, "migrate", "--schema", schema, "--check", "m.toml")
     assert (code, err) == (1, "")
     assert "secret" not in out and "k-" not in out and "first-line" not in out
     assert ' token = "**********"\n' in out and ' keys = "**********"\n' in out
@@ -645,19 +650,17 @@ class App(BaseConfig):
 def test_a_table_moved_whole_keeps_its_comments_and_layout(
     write: WriteFile,
     capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    app_module: AppModule,
 ) -> None:
     """The table is the file's own, under its new name: it was written anew, every comment in
     it gone."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    write("tablemoving.py", TABLE_MOVING_APP)
+    schema = app_module("tablemoving", TABLE_MOVING_APP)
     text = (
         "[trainer]\nseed = 1\n\n[trainer.oldoptim]  # optimizer settings\n"
         "# learning rate is tuned\nlr = 0.1  # tuned on v1\nwd   = 0.01\n"
     )
     write("t.toml", text)
-    code, _, err = run_compose(capsys, "migrate", "--schema", "tablemoving:App", "t.toml")
+    code, _, err = run_compose(capsys, "migrate", "--schema", schema, "t.toml")
     assert (code, err) == (0, "")
     assert Path("t.toml").read_text() == "schema_version = 2\n\n" + text.replace(
         "trainer.oldoptim", "trainer.optim"
