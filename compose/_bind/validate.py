@@ -99,6 +99,9 @@ def _judged_in_whole(detail: Any, shape: Shape) -> bool:
 
     if isinstance(detail["input"], str) and needs_resolution(detail["input"]):
         return False
+    tag = detail.get("ctx", {}).get("tag") if detail["type"] == "union_tag_invalid" else None
+    if isinstance(tag, str) and needs_resolution(tag):  # the variant an interpolation names
+        return False
     return not (shape.is_section and detail["type"] in ("value_error", "assertion_error"))
 
 

@@ -183,6 +183,20 @@ def test_interpolation_syntax_and_old_names_are_problems_of_an_overlay(
     )
 
 
+def test_an_overlay_whose_union_tag_an_interpolation_gives_fits(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The variant is chosen once `${...}` is resolved, over the file it is laid on: the tag
+    as written (`${optim_name}`) was judged a tag no variant has. A tag no variant has is
+    still a problem."""
+    write(tree, "conf/trainer/named.toml", "[optim]\ntype = '${optim_name}'\nlr = 0.5\n")
+    write(tree, "conf/trainer/typo.toml", "[optim]\ntype = 'muonn'\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "--search-path", "conf", "conf")
+    assert code == 1
+    assert lines[0] == "conf/trainer/named.toml: fits as trainer of checkapp:App"
+    assert lines[1].startswith("conf/trainer/typo.toml:2: --trainer.optim.type = 'muonn': ")
+
+
 def test_a_secret_a_file_gets_wrong_is_never_printed(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
