@@ -26,8 +26,17 @@ from compose._input.documents import TOML, format_of
 from compose._input.files import parse_toml, read_text
 from compose._input.formats import key_lines_for
 from compose._input.origins import FileSource
+from compose._merge.defaults import holds_text
 from compose._merge.flags import key_segments
-from compose._merge.migrations import Migrated, ShowKey, Versions, migrate_table, versions_of
+from compose._merge.migrations import (
+    Migrated,
+    ShowKey,
+    Versions,
+    migrate_table,
+    same_value,
+    through_moves,
+    versions_of,
+)
 from compose._runs import atomic
 from compose._schema.keys import cli_key
 from compose._schema.secrets import is_secret_path
@@ -167,7 +176,7 @@ def _edit(
     for key in [key for key in old if key not in new]:
         del container[key]
     for key, value in new.items():
-        if key in old and _same(old[key], value):
+        if key in old and same_value(old[key], value):
             continue
         if key in old and _both_tables(old[key], value) and _is_table(container[key]):
             _edit(tomlkit, container[key], old[key], value, tables, (*path, key))
@@ -234,10 +243,6 @@ def _both_tables(old: Any, new: Any) -> bool:
     return isinstance(old, dict) and isinstance(new, dict)
 
 
-def _same(old: Any, new: Any) -> bool:
-    return type(old) is type(new) and equal_data(old, new)
-
-
 def _is_super_table(item: Any) -> bool:
     """A table that only its sub-tables' headers made (`[c.a]` makes `c`)."""
     is_super = getattr(item, "is_super_table", None)
@@ -294,7 +299,7 @@ class _Masker:
         lines = text.splitlines(keepends=True)
         written = parse_toml(self.shown, text) if old else {}
         for inner, number in key_lines_for(self.shown, text).items():
-            path = (*self.prefix, *(self._moved(inner) if old else inner))
+            path = (*self.prefix, *(through_moves(inner, self.renamed) if old else inner))
             hidden = self.secret(self.tree, path) or (old and self._dropped(written, inner, path))
             if 0 < number <= len(lines) and hidden:
                 end = _value_end(lines, number - 1)
@@ -308,15 +313,7 @@ class _Masker:
         A number or a flag it dropped is shown, as a diff should show what goes."""
         if inner == (SCHEMA_VERSION,) or at_path(self.tree, path) is not None:
             return False
-        return _holds_text(at_path(written, inner))
-
-    def _moved(self, inner: KeyPath) -> KeyPath:
-        """Where a key the old text holds is in the migrated data."""
-        for depth in range(len(inner), 0, -1):
-            new = self.renamed.get(inner[:depth])
-            if new is not None:
-                return (*new, *inner[depth:])
-        return inner
+        return holds_text(at_path(written, inner), _any_text)
 
 
 def _value_end(lines: list[str], start: int) -> int:
@@ -331,12 +328,8 @@ def _value_end(lines: list[str], start: int) -> int:
     return start + 1  # a line of no value (a table's header): itself
 
 
-def _holds_text(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(map(_holds_text, value.values()))
-    if isinstance(value, list):
-        return any(map(_holds_text, value))
-    return isinstance(value, str)
+def _any_text(text: str) -> bool:
+    return True
 
 
 def _masked_line(line: str) -> str:

@@ -143,23 +143,24 @@ def _default_holds(plan: FieldPlan, holds: Callable[[Any], bool]) -> bool:
 
 def holds_interpolation(value: Any) -> bool:
     """Whether a class default holds `${`: such a default is composed, and so resolved."""
-    return _holds_text(value, _interpolates)
+    return holds_text(value, _interpolates)
 
 
 def _interpolates(text: str) -> bool:
     return INTERPOLATION in text
 
 
-def _holds_text(value: Any, matches: Callable[[str], bool]) -> bool:
-    """Whether a default, through models, dicts, lists and tuples, holds text that `matches`."""
+def holds_text(value: Any, matches: Callable[[str], bool]) -> bool:
+    """Whether a value (a class default, a file's data), through models, dicts, lists and
+    tuples, holds text that `matches`."""
     if isinstance(value, str):
         return matches(value)
     if isinstance(value, BaseModel):
-        return any(_holds_text(v, matches) for v in value.__dict__.values())
+        return any(holds_text(v, matches) for v in value.__dict__.values())
     if isinstance(value, dict):
-        return any(_holds_text(v, matches) for v in value.values())
+        return any(holds_text(v, matches) for v in value.values())
     if isinstance(value, (list, tuple)):
-        return any(_holds_text(v, matches) for v in value)
+        return any(holds_text(v, matches) for v in value)
     return False
 
 

@@ -222,7 +222,7 @@ class ConvertValue:
         except Exception as error:  # the app's code: said as its key's error
             raise StepError(_error_text(error), self.key) from error
         holder[self.key[-1]] = new
-        return not _same(old, new)
+        return not same_value(old, new)
 
 
 def move_key(old: str, new: str) -> MoveKey:
@@ -420,7 +420,7 @@ def _guarded(
 
 
 def _note_common(result: Migrated, step: Any, migration: Migration, source: FileSource) -> None:
-    line = source.line_of(_written_at(_inside(step.key, source), result.moved))
+    line = source.line_of(through_moves(_inside(step.key, source), result.moved))
     to = step.new if isinstance(step, MoveKey) else ()
     result.changes.append(Change(step.key, step.note, migration, line, to))
     if isinstance(step, MoveKey):
@@ -441,7 +441,7 @@ def _note_changes(
     if any(kind != "added" for _, kind in changed):
         changed = [(path, kind) for path, kind in changed if kind != "added"]
     for path, kind in changed:
-        written = _written_at(_inside(path, source), result.moved)
+        written = through_moves(_inside(path, source), result.moved)
         line = source.line_of(written) if kind != "added" else None
         result.changes.append(Change(path, f"is {kind} by step `{name}`", migration, line))
 
@@ -461,14 +461,15 @@ def _differences(before: Any, after: Any, path: KeyPath = ()) -> Iterator[tuple[
             yield (*path, key), "removed"
         elif isinstance(value, dict) and isinstance(after[key], dict):
             yield from _differences(value, after[key], (*path, key))
-        elif not _same(value, after[key]):
+        elif not same_value(value, after[key]):
             yield (*path, key), "changed"
     for key in after:
         if key not in before:
             yield (*path, key), "added"
 
 
-def _same(old: Any, new: Any) -> bool:
+def same_value(old: Any, new: Any) -> bool:
+    """A value a migration left as it was: of the same type, and equal (NaN to NaN)."""
     return type(old) is type(new) and equal_data(old, new)
 
 
@@ -477,9 +478,11 @@ def _inside(path: KeyPath, source: FileSource) -> KeyPath:
     return path[len(prefix) :] if path[: len(prefix)] == prefix else ()
 
 
-def _written_at(inner: KeyPath, moved: Mapping[KeyPath, KeyPath]) -> KeyPath:
-    """Where the file wrote the value a step finds at `inner`: through an earlier step's move
-    of it (or of a table it lies in), where the file's line is."""
+def through_moves(inner: KeyPath, moved: Mapping[KeyPath, KeyPath]) -> KeyPath:
+    """`inner` where the moves in `moved` (place -> place) take it: through a move of it or of
+    a table it lies in. With `Migrated.moved` (new -> old), where the file wrote the value a
+    step finds at `inner`, and so its line; with it turned round, where a key of the file is
+    in the migrated data."""
     for depth in range(len(inner), 0, -1):
         old = moved.get(inner[:depth])
         if old is not None:
@@ -488,7 +491,7 @@ def _written_at(inner: KeyPath, moved: Mapping[KeyPath, KeyPath]) -> KeyPath:
 
 
 def _where(source: FileSource, path: KeyPath, moved: Mapping[KeyPath, KeyPath]) -> str:
-    line = source.line_of(_written_at(_inside(path, source), moved))
+    line = source.line_of(through_moves(_inside(path, source), moved))
     return f"{source.shown}:{line}" if line else source.shown
 
 

@@ -413,8 +413,9 @@ class _Differ:
         has too, as another kind of table: a switch keeps them, and flags would merge into them
         (a section's keys in what is now a dict of sections). A table of the same kind is
         merged into as before (a dict's lost keys are deleted a round later)."""
+        shared = plan_of(type(want)).fields.keys() & plan_of(type(have)).fields.keys()
         for name in plan_of(type(want)).fields:
-            if name in plan_of(type(have)).fields:
+            if name in shared:
                 old = getattr(have, name)
                 if isinstance(old, (BaseModel, dict)) and type(old) is not type(
                     getattr(want, name)

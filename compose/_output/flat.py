@@ -71,9 +71,9 @@ def to_flat(
     """
     limit = _limit("max_length", max_length, MLFLOW_MAX_PARAM_LENGTH, text)
     key_limit = _limit("max_key_length", max_key_length, MLFLOW_MAX_KEY_LENGTH, text)
-    # Secrets masked: a tracker is a place people look. A model's None is None, and its text
-    # "None" (an element of a list[str]) text
-    tree = escaped(to_data(config, nones=True))  # text `from_flat` reads back as itself
+    # Secrets masked (a tracker is a place people look); a model's None stays None and its
+    # text "None" (an element of a list[str]) text; text escaped, so `from_flat` reads it back
+    tree = escaped(to_data(config, nones=True))
     if not isinstance(tree, dict):
         raise TypeError(f"to_flat needs a model or a dict, got {type(config).__name__}")
     spread = _mlflow_segment if text else _plain_segment
