@@ -9,7 +9,7 @@ import datetime
 import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, overload
+from typing import Any, TypeAlias, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -28,8 +28,8 @@ from compose._input.argv import (
 )
 from compose._input.env import with_environment
 from compose._input.files import FileCache
-from compose._input.search import Dirs, SearchPath, as_search_path
-from compose._interp.clock import checked_instant
+from compose._input.options import NO_OPTIONS, Options, Resolvers, options
+from compose._input.search import Dirs
 from compose._merge.composed import Composed
 from compose._merge.defaults import (
     default_at,
@@ -48,12 +48,8 @@ from compose._tree import KeyPath, at_path
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, HelpRequested, gather
 
-if TYPE_CHECKING:  # interpolation is loaded where some node needs it, not by every composition
-    from compose._interp.resolvers import Resolver
-
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
-Resolvers: TypeAlias = "Mapping[str, Resolver] | None"
 Now: TypeAlias = "datetime.datetime | str | None"
 
 
@@ -120,30 +116,43 @@ def compose(
             origin="overrides",
             hint=f"write overrides=[{overrides!r}]",
         )
-    _check_resolvers(resolvers)
-    clock = _clock(now, environ)
-    items: list[Item] = [FileItem(path, "", path) for path in map(os.fspath, sources)]
+    knobs = options(
+        resolvers=resolvers,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        environ=environ,
+        now=now,
+        frozen=frozen,
+    )
+    return compose_with([os.fspath(source) for source in sources], overrides, schema, knobs)
+
+
+def compose_with(
+    sources: Sequence[str], overrides: Sequence[str], schema: type[M] | None, knobs: Options
+) -> M | dict[str, Any]:
+    """`compose`, its keywords as one `Options` value."""
+    items: list[Item] = [FileItem(path, "", path) for path in sources]
     if overrides:
         items += parse_overrides(list(overrides))
-    flagged = bool(overrides) or env_prefix is not None  # a node of values besides the files
-    if env_prefix is not None:
-        items = with_environment(items, env_prefix, environ)
-    composed = compose_items(items, schema, as_search_path(search_path))
+    flagged = bool(overrides) or knobs.env_prefix is not None  # values besides the files
+    if knobs.env_prefix is not None:
+        items = with_environment(items, knobs.env_prefix, knobs.environ)
+    composed = compose_items(items, schema, knobs.search_path)
     if schema is not None:
-        resolve(composed, resolvers, clock=clock)
-        return finished(bind(composed, schema), frozen)
-    result = _plain_result(composed, items, flagged, resolvers, clock)
-    return _frozen(result) if frozen else result
+        resolve(composed, knobs)
+        return finished(bind(composed, schema), knobs.frozen)
+    result = _plain_result(composed, items, flagged, knobs)
+    return _frozen(result) if knobs.frozen else result
 
 
 def _plain_result(
-    composed: Composed, items: list[Item], flagged: bool, resolvers: Resolvers, clock: _Clock
+    composed: Composed, items: list[Item], flagged: bool, knobs: Options
 ) -> dict[str, Any]:
     """A schema-less composition resolved, its "None" text None: the dict `compose` gives.
     Resolution itself turns "None" into None in the values it writes, so the whole-tree walk is
     needed only where files or flags (when `flagged`: values besides the files) may hold it."""
     if composed.may_interpolate:  # what `resolve` asks first, without a schema's defaults
-        resolve(composed, resolvers, convert=plain_nones, clock=clock)
+        resolve(composed, knobs, convert=plain_nones)
     if composed.pending:
         raise gather(composed.pending)
     if SHORTCUTS and not (composed.may_hold_none or (flagged and flags_may_hold_none(items))):
@@ -185,11 +194,7 @@ def parse(
     `frozen=True` (or a schema whose `model_config` says `frozen=True`) gives a frozen result:
     changing any part of it raises `FrozenError`.
     """
-    return parse_reading(
-        schema,
-        argv,
-        None,
-        prog=prog,
+    knobs = options(
         resolvers=resolvers,
         search_path=search_path,
         env_prefix=env_prefix,
@@ -198,32 +203,30 @@ def parse(
         now=now,
         frozen=frozen,
     )
+    return parse_with(schema, argv, knobs, prog=prog)
 
 
-def parse_reading(
+def parse_with(
     schema: type[M],
     argv: Sequence[str],
-    files: FileCache | None,
+    knobs: Options,
     *,
     prog: str | None = None,
-    resolvers: Resolvers = None,
-    search_path: Dirs = (),
-    env_prefix: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    default: BaseModel | None = None,
-    now: Now = None,
-    frozen: bool = False,
+    files: FileCache | None = None,
 ) -> M:
-    """`parse`, reading files through `files`: kept by a caller that parses many command lines
-    over the same files (a sweep's points), it reads and parses each file once."""
-    _check_resolvers(resolvers)
-    items = with_environment(split_argv(list(argv)), env_prefix, environ)
-    if default is not None:
-        items.insert(0, DataItem(set_fields(default), "default="))
-    clock = _clock(now, environ)
-    return _parse_items(
-        schema, items, files, prog, resolvers, search_path, env_prefix, clock, frozen
-    )
+    """`parse`, its keywords as one `Options` value. Reading files through `files`, kept by a
+    caller that parses many command lines over the same files (a sweep's points), reads and
+    parses each file once."""
+    return _parse_items(schema, argv_items(argv, knobs), files, prog, knobs)
+
+
+def argv_items(argv: Sequence[str], knobs: Options) -> list[Item]:
+    """A command line's nodes, with those the options add below them: the app's `default=`
+    instance, then the environment layer."""
+    items = with_environment(split_argv(list(argv)), knobs.env_prefix, knobs.environ)
+    if knobs.default is not None:
+        items.insert(0, DataItem(set_fields(knobs.default), "default="))
+    return items
 
 
 def from_flat(
@@ -250,14 +253,18 @@ def from_flat(
     mask (`**********`, what `to_flat` logged), a value `to_flat` cut to a tracker's limit.
     The options are those of `parse`.
     """
-    _check_resolvers(resolvers)
-    root = root_shape(schema)
-    items = with_environment(split_argv(list(base)), env_prefix, environ)
-    items += [item for key, value in flat.items() for item in _flat_items(root, key, value)]
-    clock = _clock(now, environ)
-    return _parse_items(
-        schema, items, None, None, resolvers, search_path, env_prefix, clock, frozen
+    knobs = options(
+        resolvers=resolvers,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        environ=environ,
+        now=now,
+        frozen=frozen,
     )
+    root = root_shape(schema)
+    items = with_environment(split_argv(list(base)), knobs.env_prefix, knobs.environ)
+    items += [item for key, value in flat.items() for item in _flat_items(root, key, value)]
+    return _parse_items(schema, items, None, None, knobs)
 
 
 def _flat_items(root: Shape, key: object, value: Any) -> list[Item]:
@@ -303,23 +310,14 @@ def _flat_items(root: Shape, key: object, value: Any) -> list[Item]:
 
 
 def _parse_items(
-    schema: type[M],
-    items: list[Item],
-    files: FileCache | None,
-    prog: str | None,
-    resolvers: Resolvers,
-    search_path: Dirs,
-    env_prefix: str | None,
-    clock: _Clock,
-    frozen: bool,
+    schema: type[M], items: list[Item], files: FileCache | None, prog: str | None, knobs: Options
 ) -> M:
     asked = [item for item in items if isinstance(item, HelpItem)]
-    dirs = as_search_path(search_path)
     if asked:
-        raise _help(schema, items, asked[-1].section, prog or program_name(), dirs, env_prefix)
-    composed = compose_items(items, schema, dirs, files)
-    resolve(composed, resolvers, clock=clock)
-    return finished(bind(composed, schema), frozen)
+        raise _help(schema, items, asked[-1].section, prog or program_name(), knobs)
+    composed = compose_items(items, schema, knobs.search_path, files)
+    resolve(composed, knobs)
+    return finished(bind(composed, schema), knobs.frozen)
 
 
 def finished(instance: M, frozen: bool) -> M:
@@ -361,29 +359,16 @@ def to_argv(
     from compose._output.argv import overrides_between  # noqa: PLC0415  # only this needs it
 
     schema = _schema_of(config, schema)
-    _check_resolvers(resolvers)
+    knobs = options(
+        resolvers=resolvers, search_path=search_path, env_prefix=env_prefix, environ=environ
+    )
     files = FileCache()  # each file read once, for the many compositions below
 
     def composed(argv: list[str]) -> Any:
         with held():  # the base's warnings are not this call's, nor a trial's
             if schema is None:
-                return parse_plain(
-                    argv,
-                    files,
-                    resolvers=resolvers,
-                    search_path=search_path,
-                    env_prefix=env_prefix,
-                    environ=environ,
-                )
-            return parse_reading(
-                schema,
-                argv,
-                files,
-                resolvers=resolvers,
-                search_path=search_path,
-                env_prefix=env_prefix,
-                environ=environ,
-            )
+                return parse_plain(argv, knobs, files)
+            return parse_with(schema, argv, knobs, files=files)
 
     tokens = list(base)
     have = composed(tokens)
@@ -435,18 +420,12 @@ def _schema_of(
 
 
 def parse_plain(
-    argv: Sequence[str],
-    files: FileCache | None = None,
-    *,
-    resolvers: Resolvers = None,
-    search_path: Dirs = (),
-    env_prefix: str | None = None,
-    environ: Mapping[str, str] | None = None,
+    argv: Sequence[str], knobs: Options = NO_OPTIONS, files: FileCache | None = None
 ) -> dict[str, Any]:
     """A command line composed without a schema, resolved: the dict `compose(files)` gives."""
-    items = with_environment(split_argv(list(argv)), env_prefix, environ)
-    composed = compose_items(items, None, as_search_path(search_path), files)
-    return _plain_result(composed, items, True, resolvers, _clock(None, environ))
+    items = with_environment(split_argv(list(argv)), knobs.env_prefix, knobs.environ)
+    composed = compose_items(items, None, knobs.search_path, files)
+    return _plain_result(composed, items, True, knobs)
 
 
 def flags_may_hold_none(items: list[Item]) -> bool:
@@ -464,36 +443,14 @@ def _values(items: list[Item]) -> Iterator[ValueItem]:
             yield from item.values
 
 
-class _Clock:
-    """Where `${now:}` takes its instant from: `now=` (checked), else $COMPOSE_NOW of
-    `environ`, else the clock (looked at only when a `${now:}` is resolved)."""
-
-    __slots__ = ("environ", "now")
-
-    def __init__(self, now: datetime.datetime | None, environ: Mapping[str, str] | None) -> None:
-        self.now = now
-        self.environ = environ
-
-
-_NO_CLOCK = _Clock(None, None)
-
-
-def _clock(now: Now, environ: Mapping[str, str] | None) -> _Clock:
-    return _NO_CLOCK if now is None and environ is None else _Clock(_instant(now), environ)
-
-
-def _instant(now: Now) -> datetime.datetime | None:
-    return None if now is None else checked_instant(now)
-
-
 def resolve(
     composed: Composed,
-    resolvers: Resolvers = None,
+    knobs: Options = NO_OPTIONS,
     convert: Callable[[Any], Any] | None = None,
-    clock: _Clock = _NO_CLOCK,
 ) -> None:
     """Resolve `${...}` and check `???` in place; free when no node and no default needs it.
-    `convert` is applied to each value resolution writes; `clock` gives `${now:}` its instant."""
+    `convert` is applied to each value resolution writes; `knobs` give the resolvers, and
+    `${now:}` its instant (`now`, else $COMPOSE_NOW of `environ`, else the clock)."""
     root = composed.root
     if root.model is not None and may_have_interpolated_defaults(root.model):
         inject_interpolated_defaults(composed.tree, root, composed.origins)
@@ -502,35 +459,26 @@ def resolve(
         return
     composed.env_secrets = _env_secrets(composed)
     try:
-        _resolve_tree(composed, resolvers, convert, clock)
+        _resolve_tree(composed, knobs, convert)
     except ComposeError as error:  # with the flags' errors, all at once
         raise gather([*composed.pending, *error.errors]) from None
 
 
-def _check_resolvers(resolvers: Resolvers) -> None:
-    if resolvers:
-        from compose._interp.resolvers import check_resolvers  # noqa: PLC0415  # see TYPE_CHECKING
-
-        check_resolvers(resolvers)
-
-
-def _resolve_tree(
-    composed: Composed, resolvers: Resolvers, convert: Callable[[Any], Any] | None, clock: _Clock
-) -> None:
+def _resolve_tree(composed: Composed, knobs: Options, convert: Callable[[Any], Any] | None) -> None:
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
 
     root = composed.root
     lookup = functools.partial(default_at, root, composed.tree) if root.model else None
     composed.tree = resolve_tree(
         composed.tree,
-        resolvers=resolvers,
+        resolvers=knobs.resolvers,
         default_at=lookup,
         describe=functools.partial(_describe, composed),
         suggest=functools.partial(_suggest_key, root) if root.model else None,
         convert=convert,
         below=composed.work_below,
-        now=clock.now,
-        environ=clock.environ,
+        now=knobs.now,
+        environ=knobs.environ,
         hidden=functools.partial(_is_secret, composed) if root.model else None,
     )
 
@@ -572,12 +520,7 @@ def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
 
 
 def _help(
-    schema: type[M],
-    items: list[Item],
-    narrow: str,
-    prog: str,
-    search_path: SearchPath = (),
-    env_prefix: str | None = None,
+    schema: type[M], items: list[Item], narrow: str, prog: str, knobs: Options
 ) -> HelpRequested:
     """Help; after `@ files` or flags, with the values they compose and who set each."""
     from compose._output.help import help_screen, plain_help  # noqa: PLC0415  # asked for help only
@@ -585,10 +528,12 @@ def _help(
     nodes: list[Item] = [item for item in items if not isinstance(item, HelpItem)]
     composed, problem = None, ""
     try:
-        composed = compose_items(nodes, schema, search_path) if nodes else None
+        composed = compose_items(nodes, schema, knobs.search_path) if nodes else None
         if composed is not None:
             check_keys(composed)
     except ComposeError as error:  # help still helps: bare defaults, and what went wrong
         composed, problem = None, error.format()
-    screen = help_screen(schema, prog, narrow, composed, problem, search_path, env_prefix)
+    screen = help_screen(
+        schema, prog, narrow, composed, problem, knobs.search_path, knobs.env_prefix
+    )
     return HelpRequested(plain_help(screen), screen)

@@ -71,3 +71,29 @@ NO_CACHE_VARIABLE = "COMPOSE_NO_CACHE"
 # Before the node a warning is about, in the warnings of an old name and of a migrated key
 # (`compose check` reads the FILE:LINE after it).
 FOUND_IN = "; found in "
+
+# The flags an entrypoint takes for many runs (`compose._runs`), besides the schema's own:
+# `--sweep @ FILE`, `--sweep.KEY V1 V2`, the sweep's controls, and `--from-run DIR`. Matched
+# exactly (a field `sweep_count` is the schema's flag `--sweep-count`, not a sweep's), here only.
+SWEEP_FLAG = "--sweep"
+SWEEP_CONTROLS = ("--sweep-name", "--sweep-dir", "--sweep-executor", "--sweep-resume")
+FROM_RUN_FLAG = "--from-run"
+
+
+def flag_name(token: str) -> str:
+    """A command-line token's flag, kebab-case, without its `=VALUE` (`--sweep-dir=x` is
+    `--sweep-dir`); a token that is no flag gives itself."""
+    if not token.startswith("--"):
+        return token
+    return "--" + kebab_case(token[2:].partition("=")[0])
+
+
+def is_sweep_flag(token: str) -> bool:
+    """Whether `token` is a flag of sweep mode: `--sweep`, `--sweep.KEY`, or a control."""
+    name = flag_name(token)
+    return name == SWEEP_FLAG or name.startswith(SWEEP_FLAG + ".") or name in SWEEP_CONTROLS
+
+
+def is_from_run_flag(token: str) -> bool:
+    """Whether `token` is `--from-run` (or `--from-run=DIR`)."""
+    return flag_name(token) == FROM_RUN_FLAG

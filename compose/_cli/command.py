@@ -39,6 +39,7 @@ from compose._cli.entry import (
 from compose._cli.roles import load_schema
 from compose._input.argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
 from compose._input.env import with_environment
+from compose._input.options import Options as ComposeOptions
 from compose._input.origins import FlagSource, Moved, Shifted
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed
@@ -118,8 +119,16 @@ class Options:
         return load_schema(spec) if spec is not None else None
 
     @property
+    def knobs(self) -> ComposeOptions:
+        """How to compose ARGV: `--search-path` and `--env-prefix`, as an app gives them."""
+        return ComposeOptions(
+            search_path=tuple(self.repeated.get("--search-path", ())),
+            env_prefix=self.values.get("--env-prefix"),
+        )
+
+    @property
     def search_path(self) -> SearchPath:
-        return tuple(self.repeated.get("--search-path", ()))
+        return self.knobs.search_path
 
     def items(self, argv: list[str]) -> list[Item]:
         """ARGV's nodes, after the environment node when `--env-prefix` asks for one."""
@@ -426,15 +435,14 @@ def _diff_as_argv(left: list[str], right: list[str], options: Options) -> int:
     schema): one line a shell reads back, pasted after LEFT's command line."""
     import shlex  # noqa: PLC0415  # this option only
 
-    from compose._api import parse, parse_plain, to_argv  # noqa: PLC0415  # see above
+    from compose._api import parse_plain, parse_with, to_argv  # noqa: PLC0415  # see above
 
     schema = options.schema
-    composing: dict[str, Any] = {
-        "search_path": options.search_path,
-        "env_prefix": options.values.get("--env-prefix"),
-    }
-    config = parse(schema, right, **composing) if schema else parse_plain(right, **composing)
-    flags = to_argv(config, left, schema=schema, **composing)
+    knobs = options.knobs
+    config = parse_with(schema, right, knobs) if schema else parse_plain(right, knobs)
+    flags = to_argv(
+        config, left, schema=schema, search_path=knobs.search_path, env_prefix=knobs.env_prefix
+    )
     if flags:
         write_text(sys.stdout, shlex.join(flags) + "\n")
     return 1 if flags else 0

@@ -20,14 +20,14 @@ from typing import Any, NoReturn, TextIO, TypeVar
 from pydantic import BaseModel
 
 from compose._input.argv import HelpItem, program_name, split_argv
-from compose._input.search import Dirs, SearchPath, as_search_path
+from compose._input.options import Options, Resolvers, options
+from compose._input.search import Dirs, as_search_path
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import COMPLETE_VARIABLE
+from compose._syntax import COMPLETE_VARIABLE, is_from_run_flag, is_sweep_flag
 from compose._warn import held
 from compose.errors import ComposeError, HelpRequested, printable
 
 M = TypeVar("M", bound=BaseModel)
-Resolvers = Mapping[str, Callable[..., Any]] | None
 Now = datetime.datetime | str | None  # an instant for `${now:}`: see `cli`
 
 
@@ -77,12 +77,18 @@ def cli(
     if args is not None and argv is not None:
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
-    dirs = as_search_path(search_path)
-    options = _Options(
-        dirs, env_prefix, environ, resolvers, default, description, bool(plain), now, frozen
-    )
+    shown = _Shown(description, bool(plain))
     if args is not None:
-        return _raising(schema, list(args), name, options)
+        knobs = options(
+            resolvers=resolvers,
+            search_path=search_path,
+            env_prefix=env_prefix,
+            environ=environ,
+            default=default,
+            now=now,
+            frozen=frozen,
+        )
+        return _raising(schema, list(args), name, knobs, shown)
     tokens = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VARIABLE)
     if instruction is not None:  # a shell asks for its script, or for candidates
@@ -90,16 +96,25 @@ def cli(
     try:
         with warnings_as_lines():  # printed first: they explain what follows
             try:
-                return _parse(schema, tokens, name, options)
+                knobs = options(
+                    resolvers=resolvers,
+                    search_path=search_path,
+                    env_prefix=env_prefix,
+                    environ=environ,
+                    default=default,
+                    now=now,
+                    frozen=frozen,
+                )
+                return _parse(schema, tokens, name, knobs)
             except ComposeError as error:
                 outcome = error
     except SweepDone as done:
         _show_sweep(done)
     if isinstance(outcome, HelpRequested):
         with output_may_close():
-            show_help(_described(outcome, options.description), plain=options.plain)
+            show_help(_described(outcome, shown.description), plain=shown.plain)
     else:
-        report_error(outcome, plain=options.plain)
+        report_error(outcome, plain=shown.plain)
     raise SystemExit(outcome.exit_code)
 
 
@@ -112,38 +127,22 @@ def _answer_completion(
     return _complete.respond(schema, instruction, args, prog, as_search_path(search_path))
 
 
-class _Options:
-    """What `cli` passes on to `compose.parse`, besides the schema, the tokens and the name."""
+class _Shown:
+    """How `cli` shows help and errors: the app's `description`, and `plain` text only."""
 
-    def __init__(
-        self,
-        search_path: SearchPath,
-        env_prefix: str | None,
-        environ: Mapping[str, str] | None,
-        resolvers: Resolvers,
-        default: BaseModel | None,
-        description: str | None = None,
-        plain: bool = False,
-        now: Now = None,
-        frozen: bool = False,
-    ) -> None:
-        self.search_path = search_path
-        self.env_prefix = env_prefix
-        self.environ = environ
-        self.resolvers = resolvers
-        self.default = default
+    __slots__ = ("description", "plain")
+
+    def __init__(self, description: str | None, plain: bool) -> None:
         self.description = description
         self.plain = plain
-        self.now = now
-        self.frozen = frozen
 
 
-def _raising(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
+def _raising(schema: type[M], args: list[str], prog: str, knobs: Options, shown: _Shown) -> M:
     """`cli(schema, args=...)`: errors are raised; help is printed, and exits 0."""
     try:
-        return _parse(schema, args, prog, options)
+        return _parse(schema, args, prog, knobs)
     except HelpRequested as asked:
-        show_help(_described(asked, options.description), plain=options.plain)
+        show_help(_described(asked, shown.description), plain=shown.plain)
         raise SystemExit(asked.exit_code) from None
     except SweepDone as done:
         _show_sweep(done)
@@ -163,35 +162,21 @@ def _show_sweep(done: SweepDone) -> NoReturn:
     raise SystemExit(0)
 
 
-_SWEEP_FLAG = "--sweep"  # and every flag of sweep mode: --sweep.KEY, --sweep-name, ...
-_FROM_RUN_FLAG = "--from-run"
-
-
-def _runs(schema: type[M], args: list[str], prog: str, options: _Options) -> tuple[list[str], Now]:
-    """`--from-run DIR` replaced by the run's argv, and the instant to compose at (the run's,
-    else the app's); sweep mode run to its end (`SweepDone`). `compose._runs` is imported only
-    when a command line asks for it."""
-    now = options.now
-    if any(token.startswith(_FROM_RUN_FLAG) for token in args):
+def _runs(schema: type[M], args: list[str], prog: str, knobs: Options) -> tuple[list[str], Options]:
+    """`--from-run DIR` replaced by the run's argv, and the options to compose with (at the
+    run's instant, if it recorded one); sweep mode run to its end (`SweepDone`).
+    `compose._runs` is imported only when a command line asks for it."""
+    if any(map(is_from_run_flag, args)):
         from compose._runs.rerun import rerun  # noqa: PLC0415  # only when asked
 
         args, recorded = rerun(args, prog)
-        now = options.now if recorded is None else recorded
-    if any(token.startswith(_SWEEP_FLAG) for token in args) and _bare_help(args) is None:
+        if recorded is not None:
+            knobs = knobs.but(now=recorded)
+    if any(map(is_sweep_flag, args)) and _bare_help(args) is None:
         from compose._runs.command import run_sweep  # noqa: PLC0415  # only when asked
 
-        text = run_sweep(
-            schema,
-            args,
-            prog,
-            resolvers=options.resolvers,
-            search_path=options.search_path,
-            env_prefix=options.env_prefix,
-            environ=options.environ,
-            now=now,
-        )
-        raise SweepDone(text)
-    return args, now
+        raise SweepDone(run_sweep(schema, args, prog, knobs))
+    return args, knobs
 
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
@@ -205,34 +190,22 @@ def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
     return HelpRequested(plain_help(screen), screen)
 
 
-def _parse(schema: type[M], args: list[str], prog: str, options: _Options) -> M:
+def _parse(schema: type[M], args: list[str], prog: str, knobs: Options) -> M:
     """`compose.parse`, with a bare help request answered as it would answer it."""
-    now = options.now
-    if any(token.startswith((_SWEEP_FLAG, _FROM_RUN_FLAG)) for token in args):
-        args, now = _runs(schema, args, prog, options)
+    if any(is_sweep_flag(token) or is_from_run_flag(token) for token in args):
+        args, knobs = _runs(schema, args, prog, knobs)
     section = _bare_help(args)
-    env_prefix, search_path = options.env_prefix, options.search_path
-    alone = options.default is None and not _environment_sets(env_prefix, options.environ)
+    alone = knobs.default is None and not _environment_sets(knobs.env_prefix, knobs.environ)
     if SHORTCUTS and section is not None and alone:  # no node but the help: the defaults
         from compose._output.help import help_screen, plain_help  # noqa: PLC0415  # help alone
 
-        screen = help_screen(schema, prog, section, search_path=search_path, env_prefix=env_prefix)
-        text = plain_help(screen)
-        raise HelpRequested(text, screen)
-    from compose._api import parse  # noqa: PLC0415  # lazy for cold start: see the docstring
+        screen = help_screen(
+            schema, prog, section, search_path=knobs.search_path, env_prefix=knobs.env_prefix
+        )
+        raise HelpRequested(plain_help(screen), screen)
+    from compose._api import parse_with  # noqa: PLC0415  # lazy for cold start: see the docstring
 
-    return parse(
-        schema,
-        args,
-        prog=prog,
-        search_path=search_path,
-        env_prefix=env_prefix,
-        environ=options.environ,
-        resolvers=options.resolvers,
-        default=options.default,
-        now=now,
-        frozen=options.frozen,
-    )
+    return parse_with(schema, args, knobs, prog=prog)
 
 
 def _environment_sets(prefix: str | None, environ: Mapping[str, str] | None) -> bool:

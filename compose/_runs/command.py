@@ -24,23 +24,24 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._input.argv import FileItem, ValueItem, item_spans
+from compose._input.options import Options
 from compose._runs.define import cli_text
 from compose._runs.records import open_sweep_executor, submit_sweep, write_sweep
-from compose._runs.sweep import Point, Sweep, sweep
+from compose._runs.sweep import Point, Sweep, sweep_with
+from compose._syntax import SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
 from compose.errors import ArgvError
 
 SWEEP = "sweep"
-SWEEP_FLAG = "--sweep"
-DRY_RUN = "dry-run"
-_ONE_VALUE = {"sweep-name": "name", "sweep-dir": "directory", "sweep-executor": "executor"}
-_SWITCHES = {"sweep-resume", DRY_RUN}
+DRY_RUN = "--dry-run"
+_ONE_VALUE = {"--sweep-name": "name", "--sweep-dir": "dir", "--sweep-executor": "executor"}
+_SWITCHES = {"--sweep-resume", DRY_RUN}
 
 
 def asks_sweep(tokens: Sequence[str]) -> bool:
-    """Whether a command line holds a sweep flag (`--sweep...`): a cheap look at the text."""
-    return any(token.startswith(SWEEP_FLAG) for token in tokens)
+    """Whether a command line holds a flag of sweep mode (`is_sweep_flag`)."""
+    return any(map(is_sweep_flag, tokens))
 
 
 class _SweepArgs:
@@ -59,21 +60,20 @@ class _SweepArgs:
     def _take(self, item: Any) -> bool:
         if isinstance(item, FileItem) and item.section == SWEEP:
             self.files.append(item.path)
-        elif isinstance(item, ValueItem) and item.key.startswith(SWEEP + "."):
-            self.axes[item.key.removeprefix(SWEEP + ".")] = _axis(item)
-        elif isinstance(item, ValueItem) and item.key in _ONE_VALUE:
+            return True
+        if not isinstance(item, ValueItem):
+            return False
+        flag = flag_name(item.shown)
+        if flag.startswith(SWEEP_FLAG + "."):
+            self.axes[item.key[len(SWEEP) + 1 :]] = _axis(item)
+        elif flag in _ONE_VALUE:
             if len(item.tokens) != 1:
                 raise ArgvError("takes one value", key=item.shown, value=" ".join(item.tokens))
-            self.controls[_ONE_VALUE[item.key]] = item.tokens[0]
-        elif isinstance(item, ValueItem) and item.key in _SWITCHES and not item.tokens:
-            self.switches.add(item.key)
-        elif isinstance(item, ValueItem) and item.key.startswith("sweep"):
-            raise ArgvError(
-                "is no sweep flag",
-                key=item.shown,
-                hint="sweep flags: --sweep @ FILE, --sweep.KEY V1 V2 ..., --sweep-name, "
-                "--sweep-dir, --sweep-executor, --sweep-resume",
-            )
+            self.controls[_ONE_VALUE[flag]] = item.tokens[0]
+        elif flag in _SWITCHES and not item.tokens:
+            self.switches.add(flag)
+        elif is_sweep_flag(flag):
+            raise ArgvError("takes no value", key=item.shown, value=" ".join(item.tokens))
         else:
             return False
         return True
@@ -100,23 +100,15 @@ def _axis(item: ValueItem) -> Any:
     return list(item.tokens)
 
 
-def run_sweep(schema: type[BaseModel], tokens: Sequence[str], prog: str, **options: Any) -> str:
+def run_sweep(schema: type[BaseModel], tokens: Sequence[str], prog: str, knobs: Options) -> str:
     """Sweep mode, start to end: the text to print (see the module docstring)."""
     args = _SweepArgs(list(tokens))
-    made = sweep(
-        schema,
-        args.base,
-        sweep_files=args.files,
-        axes=args.axes,
-        prog=prog,
-        **args.controls,
-        **options,
-    )
+    made = sweep_with(schema, args.base, knobs, args.files, args.axes, prog, args.controls)
     executor = open_sweep_executor(made)
     dry = DRY_RUN in args.switches
     if not dry:
         executor.ready()  # a cluster that cannot take the jobs: nothing written, nothing submitted
-    points = write_sweep(made, resume="sweep-resume" in args.switches)
+    points = write_sweep(made, resume="--sweep-resume" in args.switches)
     job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
     return points_table(
         made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry

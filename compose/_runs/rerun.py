@@ -19,8 +19,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._input.files import FileCache, read_text
+from compose._input.options import Options, options
 from compose._input.search import Dirs
-from compose._interp.clock import NOW_VARIABLE, checked_instant, run_instant
+from compose._interp.clock import NOW_VARIABLE, run_instant
 from compose._runs.atomic import write_json
 from compose._runs.fingerprint import fingerprint
 from compose._runs.provenance import git_state_meanwhile, versions
@@ -33,15 +34,16 @@ from compose._runs.run import (
     run_record,
     sha256_text,
 )
+from compose._syntax import FROM_RUN_FLAG, is_from_run_flag
 from compose._warn import held, warn
 from compose.errors import ArgvError, ComposeError, ComposeWarning
 
-FROM_RUN = "--from-run"
+FROM_RUN = FROM_RUN_FLAG
 
 
 def asks_from_run(tokens: Sequence[str]) -> bool:
     """Whether a command line holds `--from-run DIR` (or `--from-run=DIR`)."""
-    return any(t == FROM_RUN or t.startswith(FROM_RUN + "=") for t in tokens)
+    return any(map(is_from_run_flag, tokens))
 
 
 def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
@@ -90,9 +92,9 @@ def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
     position = 0
     while position < len(tokens):
         token = tokens[position]
-        if token.startswith(FROM_RUN + "="):
+        if is_from_run_flag(token) and "=" in token:
             found.append(token.partition("=")[2])
-        elif token == FROM_RUN:
+        elif is_from_run_flag(token):
             if position + 1 >= len(tokens) or tokens[position + 1].startswith("--"):
                 raise ArgvError("needs the directory of a run", key=FROM_RUN)
             position += 1
@@ -119,29 +121,16 @@ def _changed_source(sources: Mapping[str, Any]) -> str | None:
 
 
 def describe_run(
-    config: BaseModel,
-    argv: Sequence[str],
-    prog: str,
-    search_path: Dirs = (),
-    env_prefix: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    now: datetime.datetime | None = None,
+    config: BaseModel, argv: Sequence[str], prog: str, knobs: Options
 ) -> dict[str, Any]:
     """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
-    taken as it was when the run was made) at the instant `now`, if it is known."""
+    taken as it was when the run was made) with `knobs`, at their instant `now` if known."""
     cwd = os.getcwd()
     with git_state_meanwhile(cwd) as git:  # git works while the origins are found
         with held():  # dropped: the run itself has shown them
             tokens, recorded = rerun(argv, prog) if asks_from_run(argv) else (list(argv), None)
             files = FileCache()
-            origins = leaf_origins(
-                type(config),
-                tokens,
-                files,
-                search_path=search_path,
-                env_prefix=env_prefix,
-                environ=environ,
-            )
+            origins = leaf_origins(type(config), tokens, files, knobs)
         return run_record(
             prog=prog,
             argv=tokens,
@@ -151,7 +140,7 @@ def describe_run(
             cwd=cwd,
             git=git(),
             versions=versions(),
-            now=recorded or now or _environment_instant(environ),
+            now=recorded or knobs.now or _environment_instant(knobs.environ),
         )
 
 
@@ -190,8 +179,8 @@ def write_run_record(
     path = Path(directory) / RUN_FILE
     if _runs_its_record(Path(directory), argv, prog):
         return path
-    instant = None if now is None else checked_instant(now)
-    record = describe_run(config, argv, prog, search_path, env_prefix, environ, instant)
+    knobs = options(search_path=search_path, env_prefix=env_prefix, environ=environ, now=now)
+    record = describe_run(config, argv, prog, knobs)
     previous = read_json(path)
     if previous is not None and previous.get("fingerprint") == record["fingerprint"]:
         return path

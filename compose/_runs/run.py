@@ -13,10 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._input.argv import split_argv
-from compose._input.env import with_environment
+from compose._api import argv_items
 from compose._input.files import FileCache
-from compose._input.search import Dirs, as_search_path
+from compose._input.options import Options
 from compose._interp.clock import parse_instant
 from compose._merge.fold import compose_items
 from compose._tree import KeyPath
@@ -88,20 +87,13 @@ def sha256_text(text: str) -> str:
 
 
 def leaf_origins(
-    schema: type[BaseModel],
-    argv: Sequence[str],
-    files: FileCache,
-    *,
-    search_path: Dirs = (),
-    env_prefix: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    **_: Any,
+    schema: type[BaseModel], argv: Sequence[str], files: FileCache, knobs: Options
 ) -> dict[str, str]:
     """Where `argv` set each leaf it sets, by dotted key (`trainer.optim.lr` -> `rl.toml:30`);
     {} if it does not compose alone (a sweep's base may need its axes)."""
-    items = with_environment(split_argv(list(argv)), env_prefix, environ)
+    items = argv_items(argv, knobs)
     try:
-        composed = compose_items(items, schema, as_search_path(search_path), files, recording=True)
+        composed = compose_items(items, schema, knobs.search_path, files, recording=True)
         found = {}
         for path in _leaves(composed.tree, ()):
             origin = composed.origins.describe(path)

@@ -21,11 +21,12 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from compose._api import Resolvers, parse_reading
+from compose._api import parse_with
 from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
+from compose._input.options import Options, Resolvers, options
 from compose._input.search import Dirs
-from compose._interp.clock import checked_instant, run_instant
+from compose._interp.clock import run_instant
 from compose._runs.define import Axes, Where, axis_values, expand, override, product
 from compose._runs.fingerprint import fingerprint
 from compose._runs.run import leaf_origins, read_json, recorded_now, sha256_text
@@ -153,12 +154,40 @@ def sweep(
     $COMPOSE_NOW, else the clock. `frozen` freezes every point's config (as a schema that
     declares `frozen=True` does). The other options are those of `parse`.
     """
-    files = FileCache()
-    controls, blocks, tables = _read_sweep_files(sweep_files)
-    given = {"name": name, "dir": directory, "output": output, "command": command}
-    controls.update({k: v for k, v in given.items() if v is not None})
+    knobs = options(
+        resolvers=resolvers,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        environ=environ,
+        now=now,
+        frozen=frozen,
+    )
+    controls: dict[str, Any] = {
+        "name": name,
+        "dir": directory,
+        "output": output,
+        "command": command,
+    }
     if executor is not None:
         controls["executor"] = executor
+    return sweep_with(schema, argv, knobs, sweep_files, axes, prog, controls)
+
+
+def sweep_with(
+    schema: type[M],
+    argv: Sequence[str],
+    knobs: Options,
+    sweep_files: Sequence[Source] = (),
+    axes: Mapping[str, Any] | None = None,
+    prog: str | None = None,
+    given: Mapping[str, Any] | None = None,
+) -> Sweep[M]:
+    """`sweep`, its composing keywords as one `Options` value (the app's `default=` reaches
+    every point too), and the controls it was `given` (`name`, `dir`, `output`, `command`,
+    `executor`: None where not given) over the sweep files' `[sweep]` tables."""
+    files = FileCache()
+    controls, blocks, tables = _read_sweep_files(sweep_files)
+    controls.update({k: v for k, v in (given or {}).items() if v is not None})
     expansions = [expand(block, where) for block, where in blocks]
     factors = [expansion.points for expansion in expansions]
     if axes:
@@ -171,13 +200,6 @@ def sweep(
     _check_keys(schema, origins)
     base = tuple(argv)
     settings = _Settings(controls, prog)
-    options: dict[str, Any] = {
-        "resolvers": resolvers,
-        "search_path": search_path,
-        "env_prefix": env_prefix,
-        "environ": environ,
-        "frozen": frozen,
-    }
     definition = {
         "prog": settings.prog,
         "argv": list(base),
@@ -187,8 +209,9 @@ def sweep(
         "output": settings.output,
     }
     definition_hash = canonical_hash(definition)
-    instant = _sweep_instant(now, settings.directory, definition_hash, environ)
-    made = _compose_points(schema, base, points, settings, files, {**options, "now": instant})
+    instant = _sweep_instant(knobs, settings.directory, definition_hash)
+    at_instant = knobs.but(now=instant)
+    made = _compose_points(schema, base, points, settings, files, at_instant)
     return Sweep(
         name=settings.name,
         directory=settings.directory,
@@ -201,28 +224,23 @@ def sweep(
         executor_options=settings.executor_options,
         definition=definition,
         definition_hash=definition_hash,
-        origins=leaf_origins(schema, base, files, **options),
+        origins=leaf_origins(schema, base, files, at_instant),
         sources={shown: sha256_text(text) for shown, text in files.texts.items()},
         cwd=os.getcwd(),
         now=instant,
     )
 
 
-def _sweep_instant(
-    now: datetime.datetime | str | None,
-    directory: Path,
-    definition_hash: str,
-    environ: Mapping[str, str] | None,
-) -> datetime.datetime:
-    if now is not None:
-        return checked_instant(now)
+def _sweep_instant(knobs: Options, directory: Path, definition_hash: str) -> datetime.datetime:
+    if knobs.now is not None:
+        return knobs.now
     path = directory / SWEEP_FILE
     previous = read_json(path)
     if previous is not None and previous.get("hash") == definition_hash:
         recorded = recorded_now(previous, path)
         if recorded is not None:
             return recorded
-    return run_instant(environ)
+    return run_instant(knobs.environ)
 
 
 def canonical_hash(data: Any) -> str:
@@ -341,7 +359,7 @@ def _compose_points(
     points: list[Axes],
     settings: _Settings,
     files: FileCache,
-    options: Mapping[str, Any],
+    knobs: Options,
 ) -> list[Point[M]]:
     made: list[Point[M]] = []
     errors: list[ComposeError] = []
@@ -349,7 +367,7 @@ def _compose_points(
     for index, axes in enumerate(points):
         overrides = tuple(token for key, value in axes.items() for token in override(key, value))
         try:
-            point = _compose_point(schema, base, index, axes, overrides, settings, files, options)
+            point = _compose_point(schema, base, index, axes, overrides, settings, files, knobs)
         except ComposeError as error:
             described = describe_point(index, _masked_axes(schema, axes))
             errors.extend(_in_point(e, described) for e in error.errors)
@@ -377,20 +395,20 @@ def _compose_point(
     overrides: tuple[str, ...],
     settings: _Settings,
     files: FileCache,
-    options: Mapping[str, Any],
+    knobs: Options,
 ) -> Point[M]:
     """Compose one point. With an output key, it is composed with that key set to the sweep's
     directory to take its fingerprint (without the key), then again with its own directory."""
     argv = (*base, *overrides)
     output = settings.output
     where = [f"--{output}={settings.directory}"] if output else []
-    config = parse_reading(schema, [*argv, *where], files, prog=settings.prog, **options)
+    config = parse_with(schema, [*argv, *where], knobs, prog=settings.prog, files=files)
     exclude: list[KeyPath] = [tuple(output.split("."))] if output else []
     digest = fingerprint(config, exclude=exclude)
     directory = settings.directory / digest[:NAME_CHARS]
     if output:
         argv = (*argv, f"--{output}={directory}")
-        config = parse_reading(schema, list(argv), files, prog=settings.prog, **options)
+        config = parse_with(schema, argv, knobs, prog=settings.prog, files=files)
     return Point(index, typed_axes(config, axes), overrides, argv, config, digest, directory)
 
 

@@ -92,7 +92,7 @@ def test_cli_exits_with_the_errors_exit_code(
     def refuse(*args: object, **kwargs: object) -> NoReturn:
         raise Refused("refused", key="--seed")
 
-    monkeypatch.setattr(compose._api, "parse", refuse)
+    monkeypatch.setattr(compose._api, "parse_with", refuse)
     code, out, err = run_cli(["--seed", "1"], capsys)
     assert (code, out, err) == (3, "", "error: --seed: refused\n")
 

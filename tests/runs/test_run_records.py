@@ -20,6 +20,7 @@ from rl_app.cli import CONF
 from rl_app.config import RLConfig
 
 from compose import compose, submit_sweep, sweep, write_sweep
+from compose._input.options import NO_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples/reverse_text/rl.toml")
@@ -207,7 +208,7 @@ def test_dry_run_belongs_to_the_sweep_and_writes_the_same_records(
         (["--sweep.trainer.optim.lr", "{range = [1]}"], "range takes"),
         (["--sweep.seed"], "an axis needs values"),
         (["--sweep.max-steps", "2", "--sweep-executor", "nope"], "no such executor"),
-        (["--sweep.max-steps", "2", "--sweep-colour", "red"], "is no sweep flag"),
+        (["--sweep.max-steps", "2", "--sweep-colour", "red"], "--sweep-colour = 'red': unknown key"),
     ],
 )
 def test_bad_sweep_input_exits_2_and_writes_nothing(
@@ -242,7 +243,9 @@ def test_an_executor_that_is_not_installed_is_bad_input_before_anything_is_writt
     with pytest.raises(ComposeError, match="'ray' needs the extra"):
         from compose._runs.command import run_sweep
 
-        run_sweep(RLConfig, [*BASE, "--sweep.max-steps", "2", "--sweep-executor", "ray"], "rl")
+        run_sweep(
+            RLConfig, [*BASE, "--sweep.max-steps", "2", "--sweep-executor", "ray"], "rl", NO_OPTIONS
+        )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -256,6 +259,6 @@ def test_an_executor_that_cannot_be_reached_gets_nothing_and_nothing_is_written(
     monkeypatch.chdir(tmp_path)
     argv = [*BASE, "--sweep.max-steps", "2", "3", "--sweep-executor", "ray"]
     with pytest.raises(ComposeError, match="cannot reach the Ray job server") as raised:
-        run_sweep(RLConfig, argv, "rl")
+        run_sweep(RLConfig, argv, "rl", NO_OPTIONS)
     assert raised.value.value == "http://127.0.0.1:9"
     assert list(tmp_path.iterdir()) == []
