@@ -487,3 +487,23 @@ def test_each_included_file_is_migrated_by_its_own_version(write: WriteFile) -> 
         "--trainer.max-norm moved to --trainer.optim.max-norm (schema version 1 -> 2); "
         f"found in base.toml:2; `{MIGRATE} base.toml` updates the file",
     ]
+
+
+@versioned(Migration(1, 2, convert_value("trainer.optim.lr", float)))
+class FloatLr(BaseConfig):
+    trainer: Trainer = Trainer()
+
+
+def test_a_step_that_changes_only_a_values_type_is_a_change_with_its_warning(
+    write: WriteFile,
+) -> None:
+    # 1 == 1.0 in Python: a change of type alone is a change all the same (the file is stale
+    # until `compose migrate` writes `lr = 1.0`)
+    write("old.toml", "[trainer.optim]\nlr = 1\n")
+    config, seen = _parse(FloatLr, ["@", "old.toml"])
+    assert config.trainer.optim.lr == 1.0
+    assert seen == [
+        "--trainer.optim.lr is converted to its new format by `float` (schema version 1 -> 2); "
+        f"found in old.toml:2; `compose migrate --schema {__name__}:FloatLr old.toml` updates "
+        "the file"
+    ]

@@ -368,6 +368,15 @@ def test_a_value_no_flag_can_give_is_one_error_naming_its_key() -> None:
     assert "~KEY deletes what files set, not what the base's flags set" in str(stays.value)
 
 
+def test_untyped_text_starting_with_at_is_written_quoted_and_comes_back_as_text() -> None:
+    # In an untyped value (`dict[str, Any]`) the flag's text is read as TOML, so the text
+    # `@w.bin` is written as the TOML string "@w.bin": bare, it would be read as a file
+    config = parse(Tricky, ["--extra", '{"path": "@w.bin", "n": "@"}'])
+    flags = to_argv(config, [])
+    assert flags == ['--extra.path="@w.bin"', '--extra.n="@"']
+    assert parse(Tricky, flags) == config
+
+
 def test_a_config_of_another_schema_or_a_failing_base_is_one_error() -> None:
     with pytest.raises(ArgvError, match="config is a Tricky, but the base composes a RLConfig"):
         to_argv(Tricky(), REVERSE_TEXT, schema=RLConfig)
