@@ -23,14 +23,17 @@ _HOLD: contextvars.ContextVar[list[Warning] | None] = contextvars.ContextVar(
 )
 
 
-def warn(message: str, category: type[Warning], stacklevel: int = 1) -> None:
-    """Issue one of compose's warnings, or keep it in this thread's innermost `held` list.
-    `stacklevel` counts as `warnings.warn`'s does, from the caller of `warn`."""
+def warn(
+    message: str | Warning, category: type[Warning] = UserWarning, stacklevel: int = 1
+) -> None:
+    """Issue one of compose's warnings (a text of `category`, or a warning built with its
+    fields), or keep it in this thread's innermost `held` list. `stacklevel` counts as
+    `warnings.warn`'s does, from the caller of `warn`."""
     hold = _HOLD.get()
     if hold is None:
         warnings.warn(message, category, stacklevel=stacklevel + 1)
     else:
-        hold.append(category(message))
+        hold.append(message if isinstance(message, Warning) else category(message))
 
 
 @contextlib.contextmanager

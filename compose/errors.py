@@ -18,7 +18,13 @@
 `ConfigFileError` is another name of `ComposeError`, the one pydantic-config's users catch.
 
 `ComposeWarning` (a `UserWarning`) is not an error: something was dropped or changed on the
-user's behalf, a union switch say, and the composition went on.
+user's behalf, a union switch say, and the composition went on. Two warnings are about a key a
+file or flag holds, and carry where (`.summary`, `.origin`, `.advice`), so that tools read
+them by their fields, never their text::
+
+    RenamedWarning (a FutureWarning)     a renamed field's old name was used
+    ComposeWarning
+    └── MigratedWarning                  a key of an older file that a migration changed
 
 An error is built once, from what went wrong and where the value came from; `str()` renders it
 the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_code` is the status
@@ -37,6 +43,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
+from compose._syntax import FOUND_IN
+
 __all__ = [
     "ArgvError",
     "ComposeError",
@@ -47,7 +55,9 @@ __all__ = [
     "FrozenError",
     "HelpRequested",
     "InterpolationError",
+    "MigratedWarning",
     "OutputError",
+    "RenamedWarning",
     "SourceError",
     "UnknownKeyError",
 ]
@@ -281,6 +291,31 @@ def gather(errors: Sequence[ComposeError]) -> ComposeError:
 
 class ComposeWarning(UserWarning):
     """Something was dropped or changed on the user's behalf (a union switch)."""
+
+
+class _FoundIn(Warning):
+    """A warning about a key a node holds: what happened (`summary`), where the node wrote it
+    (`origin`: FILE:LINE or the flag) and what to do (`advice`, if anything). Read by its
+    fields (`compose check` lists it as a problem at `origin`); shown as one line."""
+
+    def __init__(self, summary: str, origin: str, advice: str | None = None) -> None:
+        self.summary = summary
+        self.origin = origin
+        self.advice = advice
+        super().__init__(summary, origin, advice)
+
+    def __str__(self) -> str:
+        found = f"{self.summary}{FOUND_IN}{self.origin}"
+        return f"{found}; {self.advice}" if self.advice else found
+
+
+class RenamedWarning(_FoundIn, FutureWarning):
+    """A renamed field's old name was used (`renamed`): it still works, for now."""
+
+
+class MigratedWarning(_FoundIn, ComposeWarning):
+    """A key of an older file that a migration changed: the file is stale until `compose
+    migrate` rewrites it."""
 
 
 def closest(word: str, options: Iterable[str], cutoff: float) -> str | None:

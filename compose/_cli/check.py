@@ -38,12 +38,18 @@ from compose._input.files import read_text
 from compose._input.search import SearchPath
 from compose._merge.composed import Composed
 from compose._merge.fold import compose_items
-from compose._merge.migrations import MigratedWarning
 from compose._schema.secrets import holds_secrets
 from compose._schema.shape import model_shape
-from compose._syntax import FOUND_IN, INCLUDE, dotted
+from compose._syntax import INCLUDE, dotted
 from compose._warn import held
-from compose.errors import ComposeError, ConfigValidationError, InterpolationError, printable
+from compose.errors import (
+    ComposeError,
+    ConfigValidationError,
+    InterpolationError,
+    MigratedWarning,
+    RenamedWarning,
+    printable,
+)
 
 FOUND_PROBLEMS = 1  # the exit code when a file has a problem (2 stays bad input to check itself)
 
@@ -213,9 +219,9 @@ def problems_in(
         except Exception as error:  # the schema's own code stopped: nothing else is known
             errors = [_unjudged(error, schema)]
     # `renamed()`'s old names, and keys a migration changed: the file works, but is stale
-    stale = [w for w in warned if isinstance(w, (FutureWarning, MigratedWarning))]
+    stale = [w for w in warned if isinstance(w, (RenamedWarning, MigratedWarning))]
     problems = [_problem(error, path) for error in errors]
-    problems += [_old_name(str(text), path) for text in stale]
+    problems += [_stale(warning) for warning in stale]
     notes = [str(w) for w in warned if w not in stale] + [str(w.message) for w in issued]
     return tuple(sorted(problems, key=_place)), tuple(dict.fromkeys(notes))
 
@@ -241,14 +247,10 @@ def _place(problem: Problem) -> tuple[str, float]:
     return (file, int(line)) if file and line.isdigit() else (problem.where, math.inf)
 
 
-def _old_name(warning: str, path: str) -> Problem:
-    """`old` is renamed to `new`; found in FILE:LINE[; what to do] -> a problem at FILE:LINE."""
-    text, found, where = warning.partition(FOUND_IN)
-    if not found:
-        return Problem(path, warning)
-    where, _, todo = where.partition("; ")
-    advice = todo or "the old name still works for now: write the new one"
-    return Problem(where, f"{text} ({advice})")
+def _stale(warning: RenamedWarning | MigratedWarning) -> Problem:
+    """An old name, or a key a migration changed: a problem where the file wrote it."""
+    advice = warning.advice or "the old name still works for now: write the new one"
+    return Problem(warning.origin, f"{warning.summary} ({advice})")
 
 
 def _errors(

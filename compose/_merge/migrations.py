@@ -26,20 +26,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 
 from compose._schema.plan import MIGRATIONS_ATTR
-from compose._syntax import FOUND_IN, SCHEMA_VERSION, SECRET_MASK, dotted, split_dotted
+from compose._syntax import SCHEMA_VERSION, SECRET_MASK, dotted, split_dotted
 from compose._tree import MAX_DEPTH, KeyPath, at_path, copy_tree, equal_data, move_value, too_deep
 from compose._warn import warn
-from compose.errors import ComposeWarning, ConfigValidationError
+from compose.errors import ConfigValidationError, MigratedWarning
 
 if TYPE_CHECKING:  # only named in annotations: a schema that declares versions imports this
     from compose._input.origins import FileSource
 
 M = TypeVar("M", bound=BaseModel)
-
-
-class MigratedWarning(ComposeWarning):
-    """A key of an older file that a migration changed (`compose check` counts it a problem:
-    the file is stale until `compose migrate` rewrites it)."""
 
 
 Step = Callable[[dict[str, Any]], dict[str, Any]]
@@ -537,12 +532,8 @@ def announce(
     command = migrate_command(schema, source.shown, source.prefix)
     for change in migrated.changes:
         where = f"{source.shown}:{change.line}" if change.line else source.shown
-        warn(
-            f"{change.describe(show)} (schema version {change.migration.name})"
-            f"{FOUND_IN}{where}; `{command}` updates the file",
-            MigratedWarning,
-            stacklevel=3,
-        )
+        summary = f"{change.describe(show)} (schema version {change.migration.name})"
+        warn(MigratedWarning(summary, where, f"`{command}` updates the file"), stacklevel=3)
 
 
 def migrate_command(schema: type[BaseModel], shown: str, prefix: KeyPath = ()) -> str:

@@ -17,10 +17,10 @@ from compose._schema.memo import forget, memoize
 from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of, renames_of
 from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import FOUND_IN, dotted, split_dotted
+from compose._syntax import dotted, split_dotted
 from compose._tree import KeyPath, move_value
 from compose._warn import warn
-from compose.errors import ConfigValidationError
+from compose.errors import ConfigValidationError, RenamedWarning
 
 if TYPE_CHECKING:  # only named in annotations: schemas import this module, help never needs _origin
     from compose._input.origins import FileSource
@@ -48,11 +48,7 @@ def renamed(mapping: Mapping[str, str]) -> Callable[[type[M]], type[M]]:
 
 
 def announce(old: str, new: tuple[str, ...], where: str) -> None:
-    warn(
-        f"`{old}` is renamed to `{dotted(new)}`{FOUND_IN}{where}",
-        FutureWarning,
-        stacklevel=2,
-    )
+    warn(RenamedWarning(f"`{old}` is renamed to `{dotted(new)}`", where), stacklevel=2)
 
 
 class Move:

@@ -10,7 +10,7 @@ import pytest
 from pydantic import Field
 from schemas import Adam
 
-from compose import BaseConfig, ComposeError, HelpRequested, compose, parse, renamed
+from compose import BaseConfig, ComposeError, HelpRequested, RenamedWarning, compose, parse, renamed
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -49,7 +49,8 @@ def test_old_key_in_a_file_moves_and_warns_with_file_and_line(write: WriteFile) 
     assert isinstance(config, Root)
     assert config.orchestrator.max_completion_tokens == 7
     assert seen == [
-        "FutureWarning: `max_tokens` is renamed to `max_completion_tokens`; found in overlay.toml:3"
+        "RenamedWarning: `max_tokens` is renamed to `max_completion_tokens`; "
+        "found in overlay.toml:3"
     ]
 
 
@@ -58,7 +59,7 @@ def test_old_key_on_the_command_line_moves_and_names_the_flag() -> None:
     assert isinstance(config, Root)
     assert config.orchestrator.max_completion_tokens == 9
     assert seen == [
-        "FutureWarning: `max_tokens` is renamed to `max_completion_tokens`; "
+        "RenamedWarning: `max_tokens` is renamed to `max_completion_tokens`; "
         "found in --orchestrator.max-tokens"
     ]
 
@@ -158,3 +159,15 @@ def test_an_old_key_of_a_tag_still_chooses_the_variant_before_other_flags() -> N
     )
     assert isinstance(config, Trainer)
     assert config.optim == Muon(momentum=0.9)
+
+
+def test_the_warning_is_a_future_warning_that_tools_read_by_its_fields(write: WriteFile) -> None:
+    # CONTRACT 6: a FutureWarning; `compose check` and other tools read where, never the text
+    write("overlay.toml", "[orchestrator]\n\nmax_tokens = 7\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parse(Root, ["@", "overlay.toml"])
+    (warning,) = [w.message for w in caught]
+    assert isinstance(warning, RenamedWarning) and isinstance(warning, FutureWarning)
+    assert warning.summary == "`max_tokens` is renamed to `max_completion_tokens`"
+    assert (warning.origin, warning.advice) == ("overlay.toml:3", None)

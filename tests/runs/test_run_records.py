@@ -208,7 +208,10 @@ def test_dry_run_belongs_to_the_sweep_and_writes_the_same_records(
         (["--sweep.trainer.optim.lr", "{range = [1]}"], "range takes"),
         (["--sweep.seed"], "an axis needs values"),
         (["--sweep.max-steps", "2", "--sweep-executor", "nope"], "no such executor"),
-        (["--sweep.max-steps", "2", "--sweep-colour", "red"], "--sweep-colour = 'red': unknown key"),
+        (
+            ["--sweep.max-steps", "2", "--sweep-colour", "red"],
+            "--sweep-colour = 'red': unknown key",
+        ),
     ],
 )
 def test_bad_sweep_input_exits_2_and_writes_nothing(
