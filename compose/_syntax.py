@@ -68,8 +68,8 @@ def without_negation(segment: str) -> str | None:
 CACHE_DIR_VARIABLE = "COMPOSE_CACHE_DIR"
 NO_CACHE_VARIABLE = "COMPOSE_NO_CACHE"
 
-# Before the node a warning is about, in the warnings of an old name and of a migrated key
-# (`compose check` reads the FILE:LINE after it).
+# Before the node a warning is about, in the text of an old name's and a migrated key's warning
+# (`errors.RenamedWarning`, `MigratedWarning`: tools read their `.origin`, not this text).
 FOUND_IN = "; found in "
 
 # The flags an entrypoint takes for many runs (`compose._runs`), besides the schema's own:
