@@ -4,7 +4,8 @@ The class that validates a section judges it: Pydantic validates the tree once, 
 verdict, an unknown key included, is Pydantic's (so a subclass chosen by a validator, or kept
 by `SerializeAsAny`, judges its own keys, the same from files and flags). What data means
 before that (the text "None", a union section's default variant) is `compose._schema.prepare`'s, run
-by each `BaseConfig` as its before-validator, and here for a plain root. Each of Pydantic's
+by each `BaseConfig` as its before-validator, and here for a plain root; a value a node set by
+a validation alias is handed under that alias, as the node wrote it. Each of Pydantic's
 errors is then mapped to the key in CLI form, the value and the node that set it, with a
 did-you-mean for an unknown key.
 """
@@ -106,10 +107,45 @@ def _judged_in_whole(detail: Any, shape: Shape) -> bool:
 
 
 def _prepared(composed: Composed, schema: type[BaseModel]) -> Any:
-    """The tree as validation takes it: a `BaseConfig` root prepares its data itself."""
-    if prepares_itself(schema):
-        return composed.tree
-    return prepare_value(composed.tree, composed.root)
+    """The tree as validation takes it: a `BaseConfig` root prepares its data itself; a value
+    a node set by a validation alias under that alias (`_as_written`)."""
+    tree = composed.tree if prepares_itself(schema) else prepare_value(composed.tree, composed.root)
+    return _as_written(composed, tree) if composed.aliased else tree
+
+
+def _as_written(composed: Composed, tree: Any) -> Any:
+    """`tree` with each value that a node set by one of its field's validation aliases keyed
+    by that alias, as the node wrote it: an app's before-validator that warns about an old
+    name (`AliasChoices("max_tokens", "max_new_tokens")`) sees it, at any depth, from files
+    and flags alike. Composition keys a field by its name (nodes that spell it differently
+    merge); the node that set the value last says how it was spelt. A copy along each path."""
+    for path, origin in composed.origins.items():
+        alias = getattr(origin, "alias", None)
+        if alias is None or not path or not _holds(composed.tree, path):
+            continue
+        name, section = path[-1], path[:-1]
+        holder = at_path(tree, section)
+        if not isinstance(name, str) or not isinstance(holder, dict) or alias in holder:
+            continue
+        if _takes_alias(composed.root, section, tree, alias, name):
+            renamed = {(alias if key == name else key): value for key, value in holder.items()}
+            tree = replaced(tree, section, renamed)
+    return tree
+
+
+def _takes_alias(root: Shape, section: KeyPath, tree: Any, alias: str, name: str) -> bool:
+    """Whether the class that validates the section at `section` takes `alias` for `name` (a
+    later union switch may have chosen a class that does not)."""
+    shape, node = root, tree
+    for segment in section:
+        shape, node = _loc_step(shape, segment, node)
+    if not shape.is_section:
+        return False
+    model = shape.model
+    if model is None and shape.tag and isinstance(node, dict):
+        model = shape.variant(node.get(shape.tag))
+    models = [model] if model is not None else [variant for _, variant in shape.variants]
+    return any(aliases_of(candidate).get(alias) == name for candidate in models)
 
 
 def _with_env_secrets(tree: Any, env_secrets: dict[KeyPath, tuple[str, Any]]) -> Any:

@@ -97,11 +97,14 @@ def _digest(text: str) -> tuple[int, int]:
 
 
 class Moved:
-    """A value that a rename moved: it was written at `inner` (a path inside the file)."""
+    """A value that a rename moved: it was written at `inner` (a path inside the file). `alias`:
+    the validation alias the file named its field by (`inner`'s last key), which validation is
+    handed (`compose._bind.validate`); None for a renamed or migrated key."""
 
-    def __init__(self, source: FileSource, inner: KeyPath) -> None:
+    def __init__(self, source: FileSource, inner: KeyPath, alias: str | None = None) -> None:
         self.source = source
         self.inner = inner
+        self.alias = alias
 
     def describe(self, path: KeyPath) -> str:
         return self.source.at(self.inner)
@@ -125,10 +128,12 @@ class Shifted:
 
 
 class FlagSource:
-    """A command-line flag (or a `compose()` override), shown as the user typed it."""
+    """A command-line flag (or a `compose()` override), shown as the user typed it. `alias`:
+    the validation alias its last segment named the field by, as `Moved.alias`."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, alias: str | None = None) -> None:
         self.text = text
+        self.alias = alias
 
     def describe(self, path: KeyPath) -> str:
         return self.text
