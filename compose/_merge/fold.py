@@ -102,7 +102,10 @@ def replay(
             if not any(source.changed for source in sources):
                 raise
     changed = [source for source in sources if source.changed]
-    return Origins.unknown(changed[0]) if changed else composed.origins
+    if changed:
+        return Origins.unknown(changed[0])
+    composed.origins.tree = composed.tree
+    return composed.origins
 
 
 def _compose(
