@@ -15,13 +15,25 @@ from collections.abc import Mapping
 
 from compose.errors import ComposeError
 
-__all__ = ["NOW_VARIABLE", "Instant", "checked_instant", "parse_instant", "run_instant"]
+__all__ = [
+    "NOW_VARIABLE",
+    "STRFTIME_WIDEST",
+    "Instant",
+    "checked_instant",
+    "parse_instant",
+    "run_instant",
+]
 
 NOW_VARIABLE = "COMPOSE_NOW"
 Instant = datetime.datetime | str
 """What `now=` takes: a datetime (naive means local time) or its ISO 8601 text."""
 
 _EXAMPLE = "2026-12-04T21:00:00+00:00"  # as `date -Iseconds` prints one
+
+# The most characters strftime gives for one character of its format: a directive pads to any
+# width (`%300Y`), and CPython's strftime gives up (an empty text) past 256 times the format's
+# length. What a `${now:FORMAT}` may build is known from FORMAT's length before it is formatted.
+STRFTIME_WIDEST = 256
 
 
 def run_instant(environ: Mapping[str, str] | None = None) -> datetime.datetime:

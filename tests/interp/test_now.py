@@ -67,3 +67,33 @@ def test_a_comma_in_a_format_is_escaped_and_a_bare_one_is_one_clear_error(
     assert "when" in message and "a.toml:1" in message
     assert "now takes one strftime format: write a comma in it as \\," in message
     assert "TypeError" not in message and "locals" not in message
+
+
+# --- what a format may build is bounded before it is formatted --------------------------------
+
+
+def test_a_format_that_may_give_past_the_size_limit_is_refused_before_it_is_formatted(
+    tmp_path: Path,
+) -> None:
+    """strftime pads a directive to any width (`%300Y`): a format may give 256 times its length,
+    and a `${now:}` is refused where that passes what a resolution may build (10,000,000)."""
+    with pytest.raises(ComposeError) as caught:
+        _compose_text(tmp_path, 'tag = "${now:' + "%Y" * 100_000 + '}"\n')
+    (error,) = caught.value.errors
+    assert (error.key, error.origin) == ("--tag", f"{tmp_path / 'a.toml'}:1")
+    assert error.message == (
+        "interpolation ${now:...}: a format of 200,000 characters may give 51,200,000, "
+        "past the 10,000,000 a resolution may build"
+    )
+    longest = "%Y" * 19_531  # 39,062 characters: 9,999,872 at most
+    tag = compose([], [f"tag=${{now:{longest}}}"], now="2026-01-01T00:00:00Z")["tag"]
+    assert tag == "2026" * 19_531
+    with pytest.raises(ComposeError, match="a format of 39,063 characters"):
+        compose([], [f"tag=${{now:{longest}x}}"], now="2026-01-01T00:00:00Z")
+
+
+def test_a_resolvers_text_counts_toward_the_size_limit() -> None:
+    big = {"big": lambda: "x" * 6_000_000}
+    assert len(str(compose([], ["a=${big:}"], resolvers=big)["a"])) == 6_000_000
+    with pytest.raises(ComposeError, match="results grow past 10,000,000 characters"):
+        compose([], ["a=${big:}", "b=${big:}"], resolvers=big)
