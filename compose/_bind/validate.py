@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from compose._input.argv import ValueItem
 from compose._merge.composed import Composed, marks_resolution
+from compose._merge.renames import takes_alias
 from compose._schema.keys import suggest, unknown_key
 from compose._schema.plan import NO_DEFAULT, aliases_of, plan_of
 from compose._schema.prepare import prepare_value, prepares_itself
@@ -138,13 +139,7 @@ def _takes_alias(root: Shape, section: KeyPath, tree: Any, alias: str, name: str
     shape, node = root, tree
     for segment in section:
         shape, node = _loc_step(shape, segment, node)
-    if not shape.is_section:
-        return False
-    model = shape.model
-    if model is None and shape.tag and isinstance(node, dict):
-        model = shape.variant(node.get(shape.tag))
-    models = [model] if model is not None else [variant for _, variant in shape.variants]
-    return any(aliases_of(candidate).get(alias) == name for candidate in models)
+    return shape.is_section and takes_alias(shape, node, alias, name)
 
 
 def _with_env_secrets(tree: Any, env_secrets: dict[KeyPath, tuple[str, Any]]) -> Any:

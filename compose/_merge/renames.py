@@ -169,11 +169,17 @@ def alias_written(target: Target, written: str, tree: Any) -> str | None:
     if not isinstance(name, str) or parent is None or not parent.is_section:
         return None
     node = at_path(tree, target.path[:-1])
-    models = _models(parent, node if isinstance(node, dict) else {})
     for key in (written, snake_case(written)):
-        if key != name and any(aliases_of(model).get(key) == name for model in models):
+        if key != name and takes_alias(parent, node, key, name):
             return key
     return None
+
+
+def takes_alias(shape: Shape, node: Any, alias: str, name: str) -> bool:
+    """Whether the class that validates `node`, a section of `shape`, takes `alias` for its
+    field `name` (any variant of a union that no tag decides yet)."""
+    models = _models(shape, node if isinstance(node, dict) else {})
+    return any(aliases_of(model).get(alias) == name for model in models)
 
 
 def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:

@@ -50,18 +50,17 @@ def _errors(argv: list[str]) -> list[str]:
     return [str(error) for error in caught.value.errors]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# the run\n[trainer.optim]\nlr = 0.1\n",  # the copy is no value of [trainer.optim]'s line
+        "[trainer]\nmax_steps = 5\n\n[trainer.optim]\nlr = 0.1\n",  # nor of the 5 it replaced
+    ],
+)
 def test_a_value_a_validator_copied_from_a_flag_cites_no_line_of_the_file(
-    write: WriteFile,
+    write: WriteFile, text: str
 ) -> None:
-    write("grpo.toml", "# the run\n[trainer.optim]\nlr = 0.1\n")
-    errors = _errors(["@", "grpo.toml", "--max-steps", "ten"])
-    assert errors == [f"--max-steps = 'ten': {INT_ERROR}"]
-
-
-def test_a_value_a_validator_wrote_over_a_files_cites_not_that_files_line(
-    write: WriteFile,
-) -> None:
-    write("grpo.toml", "[trainer]\nmax_steps = 5\n\n[trainer.optim]\nlr = 0.1\n")
+    write("grpo.toml", text)
     errors = _errors(["@", "grpo.toml", "--max-steps", "ten"])
     assert errors == [f"--max-steps = 'ten': {INT_ERROR}"]
 
