@@ -72,6 +72,8 @@ def value_repr(value: object) -> str:
         return repr(value)
     except ValueError:  # an integer past Python's 4,300-digit conversion limit
         return f"<an integer of {value.bit_length()} bits>" if isinstance(value, int) else "?"
+    except RecursionError:  # data nested past Python's recursion limit (a caller's own)
+        return "<nested too deep to show>"
 
 
 def _show_value(value: object) -> str:

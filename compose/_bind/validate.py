@@ -4,9 +4,10 @@ The class that validates a section judges it: Pydantic validates the tree once, 
 verdict, an unknown key included, is Pydantic's (so a subclass chosen by a validator, or kept
 by `SerializeAsAny`, judges its own keys, the same from files and flags). What data means
 before that (the text "None", a union section's default variant) is `compose._schema.prepare`'s, run
-by each `BaseConfig` as its before-validator, and here for a plain root. Each of Pydantic's
-errors is then mapped to the key in CLI form, the value and the node that set it, with a
-did-you-mean for an unknown key.
+by each `BaseConfig` as its before-validator, and here for a plain root; a value a node set by
+a validation alias is handed under that alias, as the node wrote it. Each of Pydantic's
+errors is then mapped to the key in CLI form, the value and the node that set it (none where
+no node set it: a validator's copy), with a did-you-mean for an unknown key.
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ import pydantic
 from pydantic import BaseModel
 
 from compose._input.argv import ValueItem
-from compose._input.origins import Origins
-from compose._merge.composed import Composed
+from compose._merge.composed import Composed, marks_resolution
+from compose._merge.renames import takes_alias
 from compose._schema.keys import suggest, unknown_key
-from compose._schema.plan import aliases_of, plan_of
+from compose._schema.plan import NO_DEFAULT, aliases_of, plan_of
 from compose._schema.prepare import prepare_value, prepares_itself
 from compose._schema.secrets import names_secret, secret_fields
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import NONE_TEXT, SECRET_MASK
-from compose._tree import KeyPath, at_path, replaced
+from compose._tree import KeyPath, at_path, equal_data, replaced
 from compose.errors import (
     ComposeError,
     ConfigValidationError,
@@ -106,10 +107,39 @@ def _judged_in_whole(detail: Any, shape: Shape) -> bool:
 
 
 def _prepared(composed: Composed, schema: type[BaseModel]) -> Any:
-    """The tree as validation takes it: a `BaseConfig` root prepares its data itself."""
-    if prepares_itself(schema):
-        return composed.tree
-    return prepare_value(composed.tree, composed.root)
+    """The tree as validation takes it: a `BaseConfig` root prepares its data itself; a value
+    a node set by a validation alias under that alias (`_as_written`)."""
+    tree = composed.tree if prepares_itself(schema) else prepare_value(composed.tree, composed.root)
+    return _as_written(composed, tree) if composed.aliased else tree
+
+
+def _as_written(composed: Composed, tree: Any) -> Any:
+    """`tree` with each value that a node set by one of its field's validation aliases keyed
+    by that alias, as the node wrote it: an app's before-validator that warns about an old
+    name (`AliasChoices("max_tokens", "max_new_tokens")`) sees it, at any depth, from files
+    and flags alike. Composition keys a field by its name (nodes that spell it differently
+    merge); the node that set the value last says how it was spelt. A copy along each path."""
+    for path, origin in composed.origins.items():
+        alias = getattr(origin, "alias", None)
+        if alias is None or not path or not _holds(composed.tree, path):
+            continue
+        name, section = path[-1], path[:-1]
+        holder = at_path(tree, section)
+        if not isinstance(name, str) or not isinstance(holder, dict) or alias in holder:
+            continue
+        if _takes_alias(composed.root, section, tree, alias, name):
+            renamed = {(alias if key == name else key): value for key, value in holder.items()}
+            tree = replaced(tree, section, renamed)
+    return tree
+
+
+def _takes_alias(root: Shape, section: KeyPath, tree: Any, alias: str, name: str) -> bool:
+    """Whether the class that validates the section at `section` takes `alias` for `name` (a
+    later union switch may have chosen a class that does not)."""
+    shape, node = root, tree
+    for segment in section:
+        shape, node = _loc_step(shape, segment, node)
+    return shape.is_section and takes_alias(shape, node, alias, name)
 
 
 def _with_env_secrets(tree: Any, env_secrets: dict[KeyPath, tuple[str, Any]]) -> Any:
@@ -226,28 +256,27 @@ def _positions(tree: Any) -> Callable[[KeyPath], tuple[int, ...]]:
 
 def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Composed) -> ComposeError:
     kind = detail["type"]
-    origins: Origins = composed.origins
     if kind == "union_tag_not_found" and shape.tag:
         names = ", ".join(name for name, _ in shape.variants)
         tag_key = composed.show_key((*path, shape.tag))
         return ConfigValidationError(
             f"no variant chosen: set {tag_key} to one of {names}",
             key=composed.show_key(path),
-            origin=origins.describe(path),
+            origin=_origin(composed, path),
         )
     if kind == "float_type" and type(detail["input"]) is int:  # only past float's range
         return ConfigValidationError(
             "is too large for a float (the largest is about 1.8e308)",
             key=composed.show_key(path),
             value=detail["input"],
-            origin=origins.describe(path),
+            origin=_origin(composed, path, detail["input"]),
         )
     if detail["input"] == NONE_TEXT and not shape.nullable and isinstance(detail["input"], str):
         return ConfigValidationError(
             "does not accept None",
             key=composed.show_key(path),
             value=NONE_TEXT,
-            origin=origins.describe(path),
+            origin=_origin(composed, path, NONE_TEXT),
         )
     if kind == "union_tag_invalid" and shape.tag:
         tag_path = (*path, shape.tag)
@@ -255,7 +284,7 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
             _message(detail),
             key=composed.show_key(tag_path),
             value=detail["ctx"]["tag"],
-            origin=origins.describe(tag_path),
+            origin=_origin(composed, tag_path),  # the tag as written: `_unprintable`'s text
         )
     if kind == "missing":
         message = "missing required value"
@@ -269,10 +298,51 @@ def _to_compose_error(detail: Any, path: KeyPath, shape: Shape, composed: Compos
         _message(detail),
         key=composed.show_key(path),
         value=detail["input"],
-        # A value no node put there (a validator copied it: prime-rl shares `max_steps` into
-        # each component) has no origin; the line of the section around it would be wrong
-        origin=origins.describe(path) if _holds(composed.tree, path) else None,
+        origin=_origin(composed, path, detail["input"]),
     )
+
+
+def _origin(composed: Composed, path: KeyPath, value: Any = NO_DEFAULT) -> str | None:
+    """Where the node that set `path` (to `value`, when given) is; None where no node did.
+
+    A validator may write into the data it is handed (prime-rl copies a shared `max_steps`
+    into each component), in place: the composed tree then holds values no node set, and the
+    line of the section around such a value, or of a key a node set to another value, names
+    a place that never set it. The tree the origins' replay composed is what the nodes set.
+    """
+    origins = composed.origins
+    written = origins.tree
+    if written is None:  # the origins know no tree (a file changed): as composed
+        return origins.describe(path) if _holds(composed.tree, path) else None
+    depth = _depth_held(written, path)
+    if depth == len(path):  # a node set the path: to that value, unless resolution made it
+        raw = at_path(written, path)
+        if value is NO_DEFAULT or _resolved(raw) or equal_data(raw, value):
+            return origins.describe(path)
+        return None
+    if _resolved(at_path(written, path[:depth])):  # below a value resolution made a table of
+        return origins.describe(path)
+    recorded = origins.recorded_at(path)
+    if recorded is not None and len(recorded) > depth:  # recorded after composing: a default
+        return origins.describe(path)
+    return None
+
+
+def _depth_held(tree: Any, path: KeyPath) -> int:
+    """How many segments of `path` the tree holds."""
+    node = tree
+    for depth, segment in enumerate(path):
+        in_table = isinstance(node, dict) and segment in node
+        in_list = isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
+        if not (in_table or in_list):
+            return depth
+        node = node[segment]
+    return len(path)
+
+
+def _resolved(raw: Any) -> bool:
+    """Whether resolution makes the value of `raw`, text a node wrote (`${...}`, an escape)."""
+    return isinstance(raw, str) and marks_resolution(raw)
 
 
 class _FlagsBelow:
@@ -306,7 +376,7 @@ def _unknown_keys_at(
     flags = flags_below(path)
     if not flags:
         found: ComposeError = unknown_key(root, path, None, section, depth)
-        origin = composed.origins.describe(path)
+        origin = _origin(composed, path, detail["input"])
         value = _unless_secret(root, found, _keys_only(detail["input"]))
         return [(path, found.evolve(value=value, origin=origin))]
     errors: list[tuple[KeyPath, ComposeError]] = []
@@ -373,14 +443,7 @@ def _loc_path(root: Shape, loc: tuple[Any, ...], tree: Any) -> tuple[KeyPath, Sh
 def _holds(tree: Any, path: KeyPath) -> bool:
     """Whether the composed tree has a value at `path` (a node set it, or a list or table
     around it)."""
-    node = tree
-    for segment in path:
-        in_table = isinstance(node, dict) and segment in node
-        in_list = isinstance(node, list) and isinstance(segment, int) and 0 <= segment < len(node)
-        if not (in_table or in_list):
-            return False
-        node = node[segment]
-    return True
+    return _depth_held(tree, path) == len(path)
 
 
 def _field_key(shape: Shape, item: Any, node: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
 from compose._input.formats import key_lines_for
 from compose._tree import KeyPath
@@ -97,11 +98,14 @@ def _digest(text: str) -> tuple[int, int]:
 
 
 class Moved:
-    """A value that a rename moved: it was written at `inner` (a path inside the file)."""
+    """A value that a rename moved: it was written at `inner` (a path inside the file). `alias`:
+    the validation alias the file named its field by (`inner`'s last key), which validation is
+    handed (`compose._bind.validate`); None for a renamed or migrated key."""
 
-    def __init__(self, source: FileSource, inner: KeyPath) -> None:
+    def __init__(self, source: FileSource, inner: KeyPath, alias: str | None = None) -> None:
         self.source = source
         self.inner = inner
+        self.alias = alias
 
     def describe(self, path: KeyPath) -> str:
         return self.source.at(self.inner)
@@ -125,10 +129,12 @@ class Shifted:
 
 
 class FlagSource:
-    """A command-line flag (or a `compose()` override), shown as the user typed it."""
+    """A command-line flag (or a `compose()` override), shown as the user typed it. `alias`:
+    the validation alias its last segment named the field by, as `Moved.alias`."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, alias: str | None = None) -> None:
         self.text = text
+        self.alias = alias
 
     def describe(self, path: KeyPath) -> str:
         return self.text
@@ -173,11 +179,12 @@ class Origins:
     before that adds records that come after all of the replay's (a class default put in later).
     """
 
-    __slots__ = ("_by_path", "_replay")
+    __slots__ = ("_by_path", "_replay", "_tree")
 
     def __init__(self, replay: Callable[[], Origins] | None = None) -> None:
         self._by_path: dict[KeyPath, Origin] = {}
         self._replay = replay
+        self._tree: Any = None
 
     @classmethod
     def unknown(cls, changed: FileSource) -> Origins:
@@ -190,9 +197,22 @@ class Origins:
         if self._replay is not None:
             replay, self._replay = self._replay, None
             later = self._by_path
-            self._by_path = replay()._by_path
+            replayed = replay()
+            self._by_path, self._tree = replayed._by_path, replayed._tree
             self._by_path.update(later)
         return self._by_path
+
+    @property
+    def tree(self) -> Any:
+        """The tree the replay composed: what the nodes set, before interpolation and before
+        any validator (an app's may change the data it is handed in place); None where the
+        records were made while composing, or are unknown."""
+        self._records()
+        return self._tree
+
+    @tree.setter
+    def tree(self, tree: Any) -> None:
+        self._tree = tree
 
     def set(self, path: KeyPath, origin: Origin) -> None:
         self._by_path[path] = origin
@@ -215,6 +235,15 @@ class Origins:
         elif isinstance(old, list):
             for index, value in enumerate(old):
                 self.forget((*path, index), value)
+
+    def recorded_at(self, path: KeyPath) -> KeyPath | None:
+        """The longest prefix of `path` that has a record: the one `lookup` answers from."""
+        by_path = self._records()
+        while path not in by_path:
+            if not path:
+                return None
+            path = path[:-1]
+        return path
 
     def lookup(self, path: KeyPath) -> Origin | None:
         by_path = self._records()

@@ -16,6 +16,7 @@ import datetime
 from collections.abc import Callable, Generator, Iterable, Mapping
 from typing import Any
 
+from compose._interp.clock import STRFTIME_WIDEST
 from compose._interp.data import (
     CONTAINERS,
     MANDATORY,
@@ -491,8 +492,10 @@ class Resolution:
         return ".".join(parts)
 
     def _invoke(self, site: _Site, call: Call, name: str, fn: Resolver, args: list[Any]) -> Any:
+        if fn is self.now and args and isinstance(args[0], str):
+            self._bound_format(site, args[0])
         try:
-            return fn(*self._copy(site, call.text, args))
+            result = fn(*self._copy(site, call.text, args))
         except ComposeError:
             raise
         except ResolverRefusal as refusal:
@@ -501,6 +504,21 @@ class Resolution:
         except Exception as exc:
             failure = f"resolver {name} failed: {type(exc).__name__}: {exc}"
             raise self._error(site, f"interpolation {call.text}: {failure}") from exc
+        if isinstance(result, str):  # a resolver's text is built too: it counts
+            self._spend(site, len(result))
+        return result
+
+    def _bound_format(self, site: _Site, fmt: str) -> None:
+        """`${now:FORMAT}` refused before it is formatted when what it may give (`FORMAT`'s
+        length times `STRFTIME_WIDEST`) would pass what the resolution may still build."""
+        widest = len(fmt) * STRFTIME_WIDEST
+        if widest > self.budget:
+            self.budget = -1  # spent, as `_overflow` leaves it
+            message = (
+                f"interpolation {INTERPOLATION}{NOW}:...}}: a format of {len(fmt):,} characters "
+                f"may give {widest:,}, past the {MAX_EXPANSION:,} a resolution may build"
+            )
+            raise self._error(site, message)
 
     def _select(self, site: _Site, call: Call, args: list[Any]) -> _Eval:
         """`${oc.select:key,default}`: the value at key (relative keys allowed), else default."""

@@ -26,6 +26,7 @@ class Composed:
     """The merged tree before interpolation and binding, with who set what."""
 
     __slots__ = (  # made once a composition: slots make it and its stores cheaper
+        "aliased",
         "env_secrets",
         "files",
         "may_hold_none",
@@ -68,6 +69,9 @@ class Composed:
         # so the bound secret remembers where it came from (`compose._schema.secrets`).
         self.env_secrets: dict[KeyPath, tuple[str, Any]] = {}
         self.files: FileCache | None = None  # files read once for many compositions (a sweep)
+        # Some node named a field by a validation alias: validation is handed each value under
+        # the name the node that set it wrote (its origin says which: `_bind.validate`)
+        self.aliased = False
         # The root schema's versions and migrations (`versioned`), or None: files need none
         self.versions: Versions | None = versions_of(root.model)
 

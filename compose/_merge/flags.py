@@ -15,7 +15,7 @@ from compose._input.origins import DEFAULT, EnvSource, FlagSource
 from compose._merge.composed import Composed, marks_resolution, note_work
 from compose._merge.defaults import to_plain
 from compose._merge.lists import append_to, append_value
-from compose._merge.renames import announce
+from compose._merge.renames import alias_written, announce
 from compose._merge.tables import Merger, merge_plain
 from compose._schema.coerce import ENABLE, convert, untyped
 from compose._schema.plan import tag_names
@@ -166,7 +166,12 @@ def _set_value(
     written.add(target, item)
     # A variable's key is its name in snake_case: errors name it as a flag, as the rest do
     shown = composed.show_key(target.path) if isinstance(item, EnvValue) else f"--{item.key}"
-    _assign(merger, target, _value_of(item, target, negated, shown), item)
+    alias = None
+    if not isinstance(item, EnvValue) and target.unchecked is None:
+        key = (_strip_negation(item.key) if negated else None) or item.key
+        alias = alias_written(target, key_segments(merger.root, key)[-1], merger.tree)
+        composed.aliased = composed.aliased or alias is not None
+    _assign(merger, target, _value_of(item, target, negated, shown), item, alias)
     if target.unchecked is not None:
         composed.unchecked[target.path] = item
     for token in item.tokens:
@@ -286,11 +291,15 @@ def _negation(item: ValueItem, target: Target, shown: str) -> Any:
     )
 
 
-def _assign(merger: Merger, target: Target, value: Any, item: ValueItem) -> None:
+def _assign(
+    merger: Merger, target: Target, value: Any, item: ValueItem, alias: str | None = None
+) -> None:
     path = target.path
     if not path:
         raise ArgvError("a value needs a key", origin=item.shown)
-    origin = EnvSource(item.variable) if isinstance(item, EnvValue) else FlagSource(item.shown)
+    origin = (
+        EnvSource(item.variable) if isinstance(item, EnvValue) else FlagSource(item.shown, alias)
+    )
     ensure_lists(merger, target, f"--{item.key}", item.shown)
     parent = merger.holder_of(path)
     last = path[-1]

@@ -102,7 +102,10 @@ def replay(
             if not any(source.changed for source in sources):
                 raise
     changed = [source for source in sources if source.changed]
-    return Origins.unknown(changed[0]) if changed else composed.origins
+    if changed:
+        return Origins.unknown(changed[0])
+    composed.origins.tree = composed.tree
+    return composed.origins
 
 
 def _compose(
@@ -187,7 +190,9 @@ def _merge_node(
         note_work(composed, ((*prefix, key) for key in table))
     merger.merge_at(prefix, table, source, shape, default)
     for move in moves:  # origins of moved values point at the old key's line
-        merger.record((*prefix, *move.new), Moved(source, move.old))
+        alias = str(move.old[-1]) if move.alias else None
+        merger.record((*prefix, *move.new), Moved(source, move.old, alias))
+        composed.aliased = composed.aliased or move.alias
     if migrated is not None:
         for new, old in migrated.moved.items():  # the same for a migration's moved keys
             merger.record((*prefix, *new), Moved(source, old))

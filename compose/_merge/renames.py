@@ -17,13 +17,14 @@ from compose._schema.memo import forget, memoize
 from compose._schema.plan import RENAMES_ATTR, aliases_of, models_below, plan_of, renames_of
 from compose._schema.shape import ANY, Kind, Shape, section_models
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import dotted, split_dotted
-from compose._tree import KeyPath, move_value
+from compose._syntax import dotted, snake_case, split_dotted
+from compose._tree import KeyPath, at_path, move_value
 from compose._warn import warn
 from compose.errors import ConfigValidationError, RenamedWarning
 
 if TYPE_CHECKING:  # only named in annotations: schemas import this module, help never needs _origin
     from compose._input.origins import FileSource
+    from compose._schema.walk import Target
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -155,6 +156,26 @@ def _move_alias(
         return
     node[name] = node.pop(alias)
     moves.append(Move((*path, alias), (*path, name), (name,), alias=True))
+
+
+def alias_written(target: Target, written: str, tree: Any) -> str | None:
+    """The validation alias that `written`, a flag's last segment, named the field at `target`
+    by (`--max-new-tokens` for `AliasChoices("max_tokens", "max_new_tokens")`), else None."""
+    name, parent = target.path[-1] if target.path else None, target.parent
+    if not isinstance(name, str) or parent is None or not parent.is_section:
+        return None
+    node = at_path(tree, target.path[:-1])
+    for key in (written, snake_case(written)):
+        if key != name and takes_alias(parent, node, key, name):
+            return key
+    return None
+
+
+def takes_alias(shape: Shape, node: Any, alias: str, name: str) -> bool:
+    """Whether the class that validates `node`, a section of `shape`, takes `alias` for its
+    field `name` (any variant of a union that no tag decides yet)."""
+    models = _models(shape, node if isinstance(node, dict) else {})
+    return any(aliases_of(model).get(alias) == name for model in models)
 
 
 def _models(shape: Shape, node: dict[str, Any]) -> list[type[BaseModel]]:

@@ -26,6 +26,7 @@ from compose._output.plain import to_data
 from compose._schema.shape import ANY, Shape, model_shape
 from compose._schema.walk import walk
 from compose._syntax import NONE_TEXT, TRUNCATED, TRUNCATED_KEY, split_dotted
+from compose._tree import MAX_DEPTH
 from compose.errors import ComposeError
 
 # The longest param value MLflow 3 takes (`mlflow.utils.validation.MAX_PARAM_VAL_LENGTH`; older
@@ -67,10 +68,12 @@ def to_flat(
     longer than `max_key_length` (default MLflow's, 250: a long dict key) is cut to it too,
     ending with `... N more characters DIGEST`, a digest of the whole key: two keys with one
     head stay two params, and a config's keys are the same in every run. `from_flat` refuses
-    a cut value or key.
+    a cut value or key. A dict nested deeper than any config (100 levels) is a `ValueError`.
     """
     limit = _limit("max_length", max_length, MLFLOW_MAX_PARAM_LENGTH, text)
     key_limit = _limit("max_key_length", max_key_length, MLFLOW_MAX_KEY_LENGTH, text)
+    if isinstance(config, Mapping) and _nests_deeper(config, MAX_DEPTH):
+        raise ValueError(f"to_flat: a dict nested deeper than {MAX_DEPTH} levels is no config")
     # Secrets masked (a tracker is a place people look); a model's None stays None and its
     # text "None" (an element of a list[str]) text; text escaped, so `from_flat` reads it back
     tree = escaped(to_data(config, nones=True))
@@ -220,15 +223,40 @@ def flags_of(root: Shape, key: str, value: Any) -> Iterator[tuple[str, tuple[str
     (`flag_text`). A dict given to a section (W&B's nested parameters) sets its fields one by
     one, as a section takes no dict on the command line; an empty one enables the section (a
     bare flag, no token). A dict for a dict field, or for a key the schema does not know, is
-    one value, which the flag's rules judge."""
+    one value, which the flag's rules judge. A value nested deeper than `MAX_DEPTH` is a
+    `ValueError`, before any of it is read: no flag takes it, nor any config holds it."""
+    if _nests_deeper(value, MAX_DEPTH):
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return _flags(root, key, value)
+
+
+def _flags(root: Shape, key: str, value: Any) -> Iterator[tuple[str, tuple[str, ...]]]:
     if isinstance(value, dict) and _names_section(root, key):
         if not value:
             yield key, ()
             return
         for name, item in value.items():
-            yield from flags_of(root, f"{key}.{name}", item)
+            yield from _flags(root, f"{key}.{name}", item)
     else:
         yield key, (flag_text(value),)
+
+
+_NESTING = (Mapping, list, tuple, set, frozenset)  # what `flag_text`'s JSON goes into
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether `value` nests more than `limit` of the containers a flag's JSON is made of,
+    walked with a stack of its own (a tracker may hand any depth: JSON's encoder recurses)."""
+    pending = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if not isinstance(node, _NESTING):
+            continue
+        if depth > limit:
+            return True
+        children = node.values() if isinstance(node, Mapping) else node
+        pending += [(child, depth + 1) for child in children if isinstance(child, _NESTING)]
+    return False
 
 
 def _names_section(root: Shape, key: str) -> bool:
@@ -244,7 +272,8 @@ def _names_section(root: Shape, key: str) -> bool:
 def flat_argv(flat: Mapping[str, Any], schema: type[BaseModel] | None = None) -> list[str]:
     """`{dotted.key: value}` as command-line tokens, `--KEY=VALUE` each: for an entrypoint
     started as a process (an HPO loop's trial). With `schema`, a dict given to a section is
-    spread into its fields' keys, as `from_flat` does; without, it is passed as JSON."""
+    spread into its fields' keys, as `from_flat` does; without, it is passed as JSON. A value
+    nested deeper than 100 levels is a `ValueError`."""
     root = model_shape(schema) if schema is not None else ANY
     return [
         f"--{key}={tokens[0]}" if tokens else f"--{key}"

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -765,3 +766,58 @@ def test_a_files_problems_are_in_the_order_of_its_lines(
     assert code == 1
     assert [line.split(":")[1] for line in lines[:4]] == ["1", "2", "3", "4"]
     assert lines[-1] == "checked 1 file: 0 fit, 1 with problems"
+
+
+@pytest.fixture
+def nested(tree: Path) -> Iterator[Callable[[str, int], Path]]:
+    """`nested(name, levels)`: `levels` directories, each in the one before, under `name` (made
+    one at a time, and removed so at the end: `os.makedirs` and `shutil.rmtree`, as pytest
+    cleans up with, recurse once a level)."""
+    made: list[Path] = []
+
+    def make(name: str, levels: int) -> Path:
+        path = tree / name
+        path.mkdir()
+        for _ in range(levels):
+            path = path / "d"
+            path.mkdir()
+            made.append(path)
+        return path
+
+    yield make
+    for path in reversed(made):
+        for child in path.iterdir():
+            child.unlink()
+        path.rmdir()
+
+
+def test_a_tree_deeper_than_the_bound_is_one_error_not_a_traceback(
+    nested: Callable[[str, int], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`os.walk` recursed once a level on Python 3.10 and 3.11: a RecursionError traceback."""
+    (nested("deep", 1100) / "run.toml").write_text("seq_len = 1\n")
+    code, lines, err = check(capsys, "--schema", "checkapp:App", "deep")
+    assert (code, lines) == (2, [])
+    assert err == (
+        "error: deep: directories nested more than 100 levels deep: not walked; "
+        "is it a config tree? name the config directories in it instead\n"
+    )
+
+
+def test_a_file_at_the_deepest_level_walked_is_checked(
+    nested: Callable[[str, int], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    (nested("deep", 100) / "run.toml").write_text("seq_len = 1\n")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "deep")
+    assert (code, lines[-1]) == (0, "checked 1 file: 1 fit, 0 with problems")
+    (nested("deeper", 101) / "run.toml").write_text("seq_len = 1\n")
+    assert check(capsys, "--schema", "checkapp:App", "deeper")[0] == 2
+
+
+def test_links_to_directories_are_not_followed(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tree, "conf/run.toml", "seq_len = 1\n")
+    (tree / "conf" / "loop").symlink_to(tree / "conf")
+    code, lines, _ = check(capsys, "--schema", "checkapp:App", "conf")
+    assert (code, lines[-1]) == (0, "checked 1 file: 1 fit, 0 with problems")

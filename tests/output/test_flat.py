@@ -401,6 +401,45 @@ def test_a_value_no_config_holds_is_one_error() -> None:
     assert "object is no config value" in str(caught.value)
 
 
+def _nested(levels: int, kind: type = dict) -> Any:
+    """`levels` containers, each holding the next (a dict's under the key "k")."""
+    value: Any = kind()
+    for _ in range(levels - 1):
+        value = {"k": value} if kind is dict else kind([value])
+    return value
+
+
+@pytest.mark.parametrize("kind", [dict, list, tuple])
+def test_a_value_nested_past_any_config_is_one_error_before_it_is_read(kind: type) -> None:
+    """3,000 levels was a RecursionError from the JSON encoder, at from_flat's and flat_argv's
+    every entry, and from to_flat's walk."""
+    for value in (_nested(3000, kind), _nested(102, kind)):
+        with pytest.raises(ArgvError) as caught:
+            from_flat(Run, {"extra": value})
+        assert (caught.value.key, caught.value.origin) == ("--extra", "flat key extra")
+        assert caught.value.message == "nested deeper than 100 levels"
+        with pytest.raises(ValueError, match="nested deeper than 100 levels"):
+            flat_argv({"extra": value}, Run)
+    with pytest.raises(ValueError, match="a dict nested deeper than 100 levels is no config"):
+        to_flat({"extra": _nested(3000)})
+
+
+def test_the_deepest_values_are_taken() -> None:
+    deepest = _nested(101)  # as deep as a flag's JSON may nest
+    assert from_flat(Run, {"extra": deepest}).extra == deepest
+    deepest = _nested(100)  # in a config as deep as a file may nest
+    assert from_flat(Run, to_flat({"extra": deepest})).extra == deepest
+
+
+def test_an_error_showing_a_value_too_deep_to_show_says_so() -> None:
+    """What an error shows of a value is never itself an error (repr recurses)."""
+    with pytest.raises(ArgvError) as caught:
+        from_flat(Run, {"extra": _nested(3000)})
+    assert str(caught.value) == (
+        "--extra = <nested too deep to show> (from flat key extra): nested deeper than 100 levels"
+    )
+
+
 def test_a_section_given_text_is_the_section_error() -> None:
     with pytest.raises(ArgvError, match="is a section"):
         from_flat(Run, {"trainer": "{'steps': 1"})
