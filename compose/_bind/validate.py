@@ -12,6 +12,8 @@ no node set it: a validator's copy), with a did-you-mean for an unknown key.
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -43,12 +45,51 @@ def bind(composed: Composed, schema: type[M]) -> M:
     """The validated instance of `schema`; every problem raised at once as `ComposeError`."""
     tree = _with_env_secrets(_prepared(composed, schema), composed.env_secrets)
     try:
-        instance = schema.model_validate(tree)
+        if composed.aliased:
+            instance = _validated_saying_where(schema, tree, _aliases_used(composed))
+        else:
+            instance = schema.model_validate(tree)
     except pydantic.ValidationError as error:
         raise gather([*composed.pending, *_map_errors(error, composed, tree)]) from None
     if composed.pending:
         raise gather(composed.pending)
     return instance
+
+
+def _aliases_used(composed: Composed) -> dict[str, list[str]]:
+    """Each validation alias a node named a field by -> where (FILE:LINE, or the flag)."""
+    used: dict[str, list[str]] = {}
+    for path, origin in composed.origins.items():
+        alias = getattr(origin, "alias", None)
+        if alias is not None:
+            used.setdefault(alias, []).append(composed.origins.describe(path) or "?")
+    return used
+
+
+def _validated_saying_where(schema: type[M], tree: Any, used: dict[str, list[str]]) -> M:
+    """Validate; a warning an app's validator gives that names an alias a node used (an old
+    name kept in `AliasChoices`, warned about as the guide asks) is given again with where
+    that node wrote it (`... (max_new_tokens: grpo.toml:37)`), which the validator cannot
+    know. Only compositions that used an alias pay for catching warnings."""
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return schema.model_validate(tree)
+    finally:
+        for warning in caught:
+            text = str(warning.message)
+            where = [f"{alias}: {', '.join(places)}" for alias, places in used.items()]
+            named = [w for w, alias in zip(where, used, strict=True) if _names(text, alias)]
+            if named:
+                text = f"{text} ({'; '.join(named)})"
+            # where the validator issued it, as if it had not been caught
+            warnings.warn_explicit(text, warning.category, warning.filename, warning.lineno)
+
+
+def _names(text: str, word: str) -> bool:
+    """Whether `text` names `word` as a word of its own (not inside a longer name)."""
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
 
 
 def unknown_keys(composed: Composed) -> list[ComposeError]:

@@ -5,7 +5,8 @@ and a before-validator of its class warns when it sees that name. Composition ke
 its name (so nodes that spell it differently merge, the later winning); validation is handed
 the value under the spelling of the node that set it last, from a file or a flag, at any depth
 (the root, a section, a list or a dict of sections, a union's variant), so the app's own warning
-fires, once, and compose adds none of its own (an alias need not be an old name).
+fires, once, and compose adds none of its own (an alias need not be an old name): it says, after
+the app's words, where the alias was written (FILE:LINE or the flag), which the app cannot know.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ if TYPE_CHECKING:
     from conftest import WriteFile
 
 OLD_NAME_WARNING = "FutureWarning: max_new_tokens is deprecated: write max_tokens"
+
+
+def _warned(where: str) -> str:
+    """The app's warning, as compose passes it on: where the old name was written, after it."""
+    return f"{OLD_NAME_WARNING} (max_new_tokens: {where})"
 
 
 class Sampling(BaseConfig):
@@ -89,7 +95,7 @@ def test_the_apps_warning_for_an_old_spelling_fires_from_a_file_at_any_depth(
     write("old.toml", text)
     config, seen = _parse(["@", "old.toml"])
     assert _max_tokens(config, path) == 7
-    assert seen == [OLD_NAME_WARNING]  # the app's, once: compose adds none
+    assert seen == [_warned(f"old.toml:{text.count(chr(10))}")]  # the app's, once
 
 
 @pytest.mark.parametrize(("where", "text", "flag", "path"), PLACES, ids=[p[0] for p in PLACES])
@@ -98,12 +104,12 @@ def test_the_apps_warning_for_an_old_spelling_fires_from_a_flag_at_any_depth(
 ) -> None:
     config, seen = _parse([flag, "7"])
     assert _max_tokens(config, path) == 7
-    assert seen == [OLD_NAME_WARNING]
+    assert seen == [_warned(flag)]
 
 
 def test_a_flag_in_snake_case_names_the_alias_as_the_field_takes_it() -> None:
     config, seen = _parse(["--section.max_new_tokens", "3"])
-    assert (config.section.max_tokens, seen) == (3, [OLD_NAME_WARNING])
+    assert (config.section.max_tokens, seen) == (3, [_warned("--section.max_new_tokens")])
 
 
 def test_the_node_that_set_the_value_last_says_how_it_is_spelt(write: WriteFile) -> None:
@@ -114,9 +120,9 @@ def test_the_node_that_set_the_value_last_says_how_it_is_spelt(write: WriteFile)
     config, seen = _parse(["@", "old.toml", "@", "new.toml"])
     assert (config.section.max_tokens, seen) == (8, [])
     config, seen = _parse(["@", "new.toml", "@", "old.toml"])
-    assert (config.section.max_tokens, seen) == (7, [OLD_NAME_WARNING])
+    assert (config.section.max_tokens, seen) == (7, [_warned("old.toml:2")])
     config, seen = _parse(["@", "new.toml", "--section.max-new-tokens", "6"])
-    assert (config.section.max_tokens, seen) == (6, [OLD_NAME_WARNING])
+    assert (config.section.max_tokens, seen) == (6, [_warned("--section.max-new-tokens")])
 
 
 def test_a_list_a_later_node_replaces_takes_its_spellings_with_it(write: WriteFile) -> None:
@@ -173,3 +179,23 @@ def test_a_validator_sees_the_spelling_the_user_wrote_as_pydantic_would_hand_it(
     expected = Launcher.model_validate({"deployment": {"num_gpus": 2}})
     assert parse(Launcher, ["@", "old.toml"]) == expected
     assert parse(Launcher, ["@", "new.toml"]).seen == ["gpus"]
+
+
+class Unrelated(BaseConfig):
+    """A validator that warns about something else: its words are passed on as they are."""
+
+    max_tokens: int = Field(default=1, validation_alias=AliasChoices("max_tokens", "mt"))
+
+    @model_validator(mode="after")
+    def _warn_of_a_small_budget(self) -> Unrelated:
+        warnings.warn(
+            "a budget of max_tokens < 2 truncates every answer", UserWarning, stacklevel=2
+        )
+        return self
+
+
+def test_a_warning_that_names_no_alias_used_is_passed_on_unchanged() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parse(Unrelated, ["--mt", "1"])
+    assert [str(w.message) for w in caught] == ["a budget of max_tokens < 2 truncates every answer"]
