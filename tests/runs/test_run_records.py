@@ -19,7 +19,7 @@ from rl_app import cli as app
 from rl_app.cli import CONF
 from rl_app.config import RLConfig
 
-from compose import compose, submit_sweep, sweep, write_sweep
+from compose import BaseConfig, compose, submit_sweep, sweep, write_sweep
 from compose._input.options import NO_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,6 +129,126 @@ def test_reading_the_git_state_never_writes_the_index(tmp_path: Path) -> None:
     assert (index.stat().st_mtime_ns, index.read_bytes()) == before
 
 
+def _git(cwd: Path, *args: str) -> None:
+    identity = ["-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _program(path: Path, marker: Path) -> str:
+    """An executable at `path` that, run, leaves `marker`: proof that something ran it."""
+    path.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def _repository_that_runs_programs(directory: Path, ran: Path) -> Path:
+    """A work tree whose own config names programs `git status` runs: an fsmonitor hook, a
+    post-index-change hook (in its hooks path), and the clean filter of every TOML file, whose
+    stat data has changed since the commit (so that status hashes it through the filter).
+    Each program leaves a file in `ran` when run."""
+    ran.mkdir()
+    directory.mkdir()
+    _git(directory, "init", "-q")
+    (directory / "train.toml").write_text("lr = 1e-3\n")
+    (directory / ".gitattributes").write_text("*.toml filter=touchy\n")
+    _git(directory, "add", ".")
+    _git(directory, "commit", "-qm", "first")
+    hooks = directory / ".git" / "my-hooks"
+    hooks.mkdir()
+    _program(hooks / "post-index-change", ran / "post-index-change")
+    _git(directory, "config", "core.hooksPath", str(hooks))
+    _git(directory, "config", "core.fsmonitor", _program(directory / ".git" / "fsm", ran / "fsm"))
+    clean = _program(directory / ".git" / "clean", ran / "clean")
+    _git(directory, "config", "filter.touchy.clean", clean)
+    later = (directory / ".git" / "index").stat().st_mtime_ns + 5_000_000_000
+    os.utime(directory / "train.toml", ns=(later, later))  # the same content, newer stat data
+    return directory
+
+
+class Lr(BaseConfig):
+    lr: float = 0.1
+
+
+@pytest.fixture
+def git_present() -> None:
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("no git here")
+
+
+@pytest.mark.usefixtures("git_present")
+def test_a_run_record_runs_no_program_the_repositorys_config_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compose import write_run_record
+
+    ran = tmp_path / "ran"
+    repository = _repository_that_runs_programs(tmp_path / "repo", ran)
+    monkeypatch.chdir(repository)
+    config = compose(["train.toml"], schema=Lr)
+
+    record = write_run_record(repository / "run", config, ["@", "train.toml"], prog="train")
+
+    git = json.loads(record.read_text())["git"]
+    assert len(git["commit"]) == 40 and git["dirty"] is False  # the content is the same
+    assert list(ran.iterdir()) == []
+    # Proof that the work tree is armed: a plain `git status` runs the hook and the filter.
+    subprocess.run(["git", "status"], cwd=repository, capture_output=True, check=True)
+    assert {path.name for path in ran.iterdir()} >= {"fsm", "clean"}
+
+
+@pytest.mark.usefixtures("git_present")
+def test_a_required_filter_is_not_run_and_the_record_has_no_git_state(tmp_path: Path) -> None:
+    """git fails rather than hash a file without its required filter: no state, not a
+    guess."""
+    from compose._runs.provenance import git_state
+
+    ran = tmp_path / "ran"
+    repository = _repository_that_runs_programs(tmp_path / "repo", ran)
+    _git(repository, "config", "filter.touchy.required", "true")
+    assert git_state(str(repository)) is None
+    assert list(ran.iterdir()) == []
+
+
+@pytest.mark.usefixtures("git_present")
+def test_a_filter_whose_name_cannot_be_switched_off_gives_no_git_state(tmp_path: Path) -> None:
+    """`-c filter.a=b.clean=` would set `filter.a`: git is not asked at all."""
+    from compose._runs.provenance import git_state
+
+    ran = tmp_path / "ran"
+    repository = _repository_that_runs_programs(tmp_path / "repo", ran)
+    (repository / ".gitattributes").write_text("*.toml filter=a=b\n")
+    _git(repository, "config", "filter.a=b.clean", _program(tmp_path / "other", ran / "other"))
+    assert git_state(str(repository)) is None
+    assert list(ran.iterdir()) == []
+
+
+@pytest.mark.usefixtures("git_present")
+def test_a_submodules_work_tree_is_not_looked_into(tmp_path: Path) -> None:
+    """Its own config's programs stay unrun (its status would be git's own, under that
+    config); the superproject's state is still read."""
+    from compose._runs.provenance import git_state
+
+    ran = tmp_path / "ran"
+    inner = _repository_that_runs_programs(tmp_path / "inner", ran)
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    _git(outer, "init", "-q")
+    _git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "sub")
+    _git(outer, "commit", "-qm", "with a submodule")
+    sub = outer / "sub"
+    _git(sub, "config", "filter.touchy.clean", _program(tmp_path / "sub-clean", ran / "sub-clean"))
+    _git(sub, "config", "core.fsmonitor", _program(tmp_path / "sub-fsm", ran / "sub-fsm"))
+    later = (outer / ".git" / "index").stat().st_mtime_ns + 5_000_000_000
+    os.utime(sub / "train.toml", ns=(later, later))
+
+    state = git_state(str(outer))
+
+    assert state is not None and state["dirty"] is False
+    assert list(ran.iterdir()) == []
+
+
 HANGING_GIT = (sys.executable, "-c", "import time; time.sleep(60)")  # a work tree on a dead mount
 
 
@@ -144,7 +264,7 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[subprocess.Popen[bytes]]:
             started.append(self)
 
     monkeypatch.setattr(subprocess, "Popen", Noted)  # the module provenance calls it from
-    monkeypatch.setattr(provenance, "GIT_STATUS", HANGING_GIT)
+    monkeypatch.setattr(provenance, "status_argv", lambda filters_off: list(HANGING_GIT))
     return started
 
 
@@ -156,7 +276,9 @@ def test_a_git_that_hangs_gives_no_state_and_is_stopped(
     started = _started(monkeypatch)
     monkeypatch.setattr(provenance, "GIT_TIMEOUT", 0.5)
     assert provenance.git_state(str(tmp_path)) is None
-    assert [p.returncode for p in started] == [-signal.SIGKILL]  # killed and reaped
+    *config, status = started  # the config's filter drivers were asked first
+    assert len(config) == 1 and config[0].returncode is not None  # ended and reaped
+    assert status.returncode == -signal.SIGKILL  # killed and reaped
 
 
 def test_a_git_never_asked_for_its_answer_is_stopped_when_the_record_gives_up(
@@ -167,7 +289,9 @@ def test_a_git_never_asked_for_its_answer_is_stopped_when_the_record_gives_up(
     started = _started(monkeypatch)
     with pytest.raises(KeyError), provenance.git_state_meanwhile(str(tmp_path)):
         raise KeyError("the record failed before it needed git")
-    assert [p.returncode for p in started] == [-signal.SIGKILL]
+    *config, status = started
+    assert len(config) == 1 and config[0].returncode is not None
+    assert status.returncode == -signal.SIGKILL
 
 
 def test_sweep_mode_prints_the_table_and_exits_0(
