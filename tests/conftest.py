@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
+from pydantic import BaseModel
 from schemas import RLConfig
 
 from compose import cli
@@ -132,10 +133,15 @@ def write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> WriteFile:
     return _write
 
 
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of `cli(RLConfig, argv, prog="rl")` (0 when it returns)."""
+def run_cli(
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    schema: type[BaseModel] = RLConfig,
+    prog: str = "rl",
+) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of `cli(schema, argv, prog=prog)` (0 when it returns)."""
     try:
-        cli(RLConfig, argv, prog="rl")
+        cli(schema, argv, prog=prog)
     except SystemExit as exit_:
         code = exit_.code
     else:

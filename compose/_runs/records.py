@@ -77,7 +77,8 @@ def submit_sweep(
 
 def open_sweep_executor(sweep: Sweep[Any]) -> Executor:
     """The sweep's executor: one that cannot be had is bad input (nothing is written yet)."""
-    return open_executor(sweep.executor, sweep.executor_options, str(sweep.directory))
+    where = sweep.control_at
+    return open_executor(sweep.executor, sweep.executor_options, str(sweep.directory), where)
 
 
 def record_submission(

@@ -31,7 +31,7 @@ from compose._runs.define import Axes, Where, axis_values, expand, override, pro
 from compose._runs.fingerprint import fingerprint
 from compose._runs.run import leaf_origins, read_json, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
-from compose._syntax import SECRET_MASK, kebab_case, snake_case
+from compose._syntax import SECRET_MASK, SWEEP_CONTROLS, SWEEP_FLAG, kebab_case, snake_case
 from compose._tree import KeyPath
 from compose.errors import ComposeError, UnknownKeyError, closest, gather
 
@@ -99,6 +99,14 @@ class Sweep(Generic[M]):
     """The directory the sweep was made in: relative names in argv are relative to it."""
     now: datetime.datetime | None = None
     """The instant every point's `${now:}` gave: one for the whole sweep, kept in sweep.json."""
+    control_origins: Mapping[str, Where] = field(default_factory=dict, repr=False, compare=False)
+    """Control (`executor`) -> where the sweep file that set it says its keys are (`Where`)."""
+
+    def control_at(self, path: KeyPath) -> str | None:
+        """Where the control at `path` (`("sweep", "executor", "job_name")`) was written:
+        FILE:LINE, the flag that gave it, or None (a default)."""
+        where = self.control_origins.get(str(path[1])) if len(path) > 1 else None
+        return where(path) if where is not None else None
 
 
 class PointError(ComposeError):
@@ -187,7 +195,12 @@ def sweep_with(
     `executor`: None where not given) over the sweep files' `[sweep]` tables."""
     files = FileCache()
     controls, blocks, tables = _read_sweep_files(sweep_files)
-    controls.update({k: v for k, v in (given or {}).items() if v is not None})
+    given = {k: v for k, v in (given or {}).items() if v is not None}
+    controls.update(given)
+    flags = {key: f"{SWEEP_FLAG}-{key}" for key in given}  # --sweep-name NAME gives `name`
+    controls["_origins"].update(
+        {key: _given_as(flag) for key, flag in flags.items() if flag in SWEEP_CONTROLS}
+    )
     expansions = [expand(block, where) for block, where in blocks]
     factors = [expansion.points for expansion in expansions]
     if axes:
@@ -228,7 +241,13 @@ def sweep_with(
         sources={shown: sha256_text(text) for shown, text in files.texts.items()},
         cwd=os.getcwd(),
         now=instant,
+        control_origins=controls["_origins"],
     )
+
+
+def _given_as(flag: str) -> Where:
+    """Where a control given as an argument was written: the flag that gives it."""
+    return lambda path: flag
 
 
 def _sweep_instant(knobs: Options, directory: Path, definition_hash: str) -> datetime.datetime:
@@ -254,7 +273,7 @@ def _read_sweep_files(
 ) -> tuple[dict[str, Any], list[tuple[Mapping[str, Any], Where]], list[Any]]:
     """The controls (later files win), each file's block and where its keys are written, and
     the tables as read (for sweep.json)."""
-    controls: dict[str, Any] = {}
+    controls: dict[str, Any] = {"_origins": {}}  # and each control's file's `Where`
     blocks: list[tuple[Mapping[str, Any], Where]] = []
     tables: list[Any] = []
     for path in paths:
@@ -276,6 +295,7 @@ def _read_sweep_files(
                 )
         controls.setdefault("_stem", Path(os.fspath(path)).stem)
         controls.update(own)
+        controls["_origins"].update(dict.fromkeys(own, where))
         tables.append(
             {"sweep": {k: v for k, v in own.items() if k in ("output", "command")}, **table}
         )
@@ -311,7 +331,7 @@ class _Settings:
         if isinstance(command, str) or not all(isinstance(t, str) for t in command):
             raise ComposeError("command is a list of words", key="sweep.command", value=command)
         self.command = tuple(command)
-        executor = controls.get("executor") or "none"
+        executor = controls.get("executor", "none")  # "" is no executor's name: an error
         options: dict[str, Any] = {}
         if isinstance(executor, Mapping):
             options = {k: v for k, v in executor.items() if k != "name"}

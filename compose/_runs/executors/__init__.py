@@ -12,10 +12,11 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from compose._runs.executors.options import Where, nowhere, option_path
 from compose._runs.jobs import Executor
-from compose.errors import ComposeError
+from compose.errors import ComposeError, closest
 
-# name -> the module that defines `make(options, sweep_dir) -> Executor`
+# name -> the module that defines `make(options, sweep_dir, where) -> Executor`
 EXECUTORS: dict[str, str] = {
     "none": "compose._runs.executors.none",  # records and manifest only: for an engine of your own
     "local": "compose._runs.executors.local",  # a pool of processes on this machine
@@ -27,12 +28,19 @@ EXECUTORS: dict[str, str] = {
 EXTRAS: dict[str, str] = {"submitit": "submitit", "ray": "ray"}
 
 
-def open_executor(name: str, options: Mapping[str, Any], sweep_dir: str) -> Executor:
+def open_executor(
+    name: str, options: Mapping[str, Any], sweep_dir: str, where: Where = nowhere
+) -> Executor:
     """The executor called `name`, configured by `options` (the sweep file's
-    `[sweep.executor]` table), writing its own files under `sweep_dir`."""
+    `[sweep.executor]` table), writing its own files under `sweep_dir`. `where` says where
+    the executor and its options were written (`Sweep.control_at`), for the errors."""
     if name not in EXECUTORS:
-        known = ", ".join(sorted(EXECUTORS))
-        raise ComposeError(f"executor = {name!r}: no such executor; choose one of {known}")
+        near = closest(name, EXECUTORS, cutoff=0.6)
+        hint = f"did you mean {near}?" if near else f"choose one of {', '.join(sorted(EXECUTORS))}"
+        origin = where(option_path("name"))  # the table's `name`, else the control itself
+        raise ComposeError(
+            "no such executor", key="sweep.executor", value=name, origin=origin, hint=hint
+        )
     try:
         module = importlib.import_module(EXECUTORS[name])
     except ImportError as error:
@@ -43,5 +51,5 @@ def open_executor(name: str, options: Mapping[str, Any], sweep_dir: str) -> Exec
             f"executor {name!r} needs the extra: pip install 'compose-config[{EXTRAS[name]}]'",
             hint=f"cannot import {missing or error}",
         ) from None
-    executor: Executor = module.make(options, sweep_dir)
+    executor: Executor = module.make(options, sweep_dir, where)
     return executor

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from compose._runs.executors.options import at_least_one, check_options
+from compose._runs.executors.options import Where, at_least_one, check_options
 from compose._runs.jobs import Job
 from compose._runs.status import job_command, submitting
 
@@ -57,9 +57,9 @@ class LocalExecutor:
         return [f"local-{supervisor.pid}-{index}" for index in range(len(jobs))]
 
 
-def make(options: Mapping[str, Any], sweep_dir: str) -> LocalExecutor:
-    check_options("local", options, _OPTIONS)
-    max_parallel = at_least_one(options, "max_parallel", os.cpu_count() or 1)
+def make(options: Mapping[str, Any], sweep_dir: str, where: Where) -> LocalExecutor:
+    check_options("local", options, _OPTIONS, where)
+    max_parallel = at_least_one(options, "max_parallel", os.cpu_count() or 1, where)
     return LocalExecutor(max_parallel, sweep_dir)
 
 

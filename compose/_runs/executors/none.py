@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from compose._runs.executors.options import Where, option_path
 from compose._runs.jobs import Job
 from compose.errors import ComposeError
 
@@ -20,9 +21,12 @@ class NoExecutor:
         return ["" for _ in jobs]  # no engine, so no job ids: the manifest keeps its commands
 
 
-def make(options: Mapping[str, Any], sweep_dir: str) -> NoExecutor:
+def make(options: Mapping[str, Any], sweep_dir: str, where: Where) -> NoExecutor:
     if options:
         raise ComposeError(
-            f"[sweep.executor] = {dict(options)!r}: the executor 'none' takes no options"
+            "the executor 'none' takes no options",
+            key="sweep.executor",
+            value=dict(options),
+            origin=where(option_path()),
         )
     return NoExecutor()

@@ -22,7 +22,7 @@ from typing import Any
 
 from ray.job_submission import JobSubmissionClient
 
-from compose._runs.executors.options import Kinds, check_options, option_key
+from compose._runs.executors.options import Kinds, Where, check_options, option_error
 from compose._runs.jobs import Job
 from compose._runs.status import job_command, submitting
 from compose.errors import ComposeError
@@ -41,8 +41,9 @@ _OPTIONS: dict[str, Kinds] = {
 class RayExecutor:
     name = "ray"
 
-    def __init__(self, options: Mapping[str, Any], sweep_dir: str) -> None:
+    def __init__(self, options: Mapping[str, Any], sweep_dir: str, where: Where) -> None:
         self.options = options
+        self.where = where
         self.sweep = Path(sweep_dir).name
         self.address = options.get("address") or os.environ.get("RAY_ADDRESS") or DEFAULT_ADDRESS
         self.server: tuple[JobSubmissionClient, set[str | None]] | None = None
@@ -73,10 +74,11 @@ class RayExecutor:
             client = JobSubmissionClient(self.address)
             return client, {details.submission_id for details in client.list_jobs()}
         except (ConnectionError, RuntimeError, ValueError) as error:
-            raise ComposeError(
+            raise option_error(
                 f"cannot reach the Ray job server ({error})",
-                key=option_key("address"),
-                value=self.address,
+                self.where,
+                self.address,
+                "address",
                 hint="start a cluster (`ray start --head`), or set address (or $RAY_ADDRESS) "
                 "to its dashboard, http://HEAD:8265",
             ) from None
@@ -105,6 +107,6 @@ class RayExecutor:
         return submission_id
 
 
-def make(options: Mapping[str, Any], sweep_dir: str) -> RayExecutor:
-    check_options("ray", options, _OPTIONS)
-    return RayExecutor(options, sweep_dir)
+def make(options: Mapping[str, Any], sweep_dir: str, where: Where) -> RayExecutor:
+    check_options("ray", options, _OPTIONS, where)
+    return RayExecutor(options, sweep_dir, where)

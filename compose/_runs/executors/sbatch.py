@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from compose._runs.executors.options import Kinds, at_least_one, check_options
+from compose._runs.executors.options import Kinds, Where, at_least_one, check_options
 from compose._runs.jobs import Job
 from compose._runs.status import job_command, submitting
 from compose.errors import ComposeError
@@ -131,8 +131,8 @@ def _sbatch(sbatch: str, script: Path) -> str:
     return done.stdout.strip().split(";")[0]
 
 
-def make(options: Mapping[str, Any], sweep_dir: str) -> SbatchExecutor:
-    check_options("sbatch", options, _OPTIONS)
+def make(options: Mapping[str, Any], sweep_dir: str, where: Where) -> SbatchExecutor:
+    check_options("sbatch", options, _OPTIONS, where)
     if "max_parallel" in options:
-        at_least_one(options, "max_parallel", 1)
+        at_least_one(options, "max_parallel", 1, where)
     return SbatchExecutor(options, os.fspath(sweep_dir))

@@ -22,7 +22,7 @@ from typing import Any
 import submitit
 from submitit.core import plugins
 
-from compose._runs.executors.options import Kinds, check_options
+from compose._runs.executors.options import Kinds, Where, check_options, option_path
 from compose._runs.jobs import Job
 from compose._runs.status import run_job, submitting
 from compose.errors import ComposeError
@@ -67,8 +67,8 @@ def run_point(directory: str) -> int:
     return code
 
 
-def make(options: Mapping[str, Any], sweep_dir: str) -> SubmititExecutor:
-    check_options("submitit", options, _known_options())
+def make(options: Mapping[str, Any], sweep_dir: str, where: Where) -> SubmititExecutor:
+    check_options("submitit", options, _known_options(), where)
     parameters = {key: value for key, value in options.items() if key != "cluster"}
     folder = Path(sweep_dir) / FOLDER
     try:
@@ -77,7 +77,10 @@ def make(options: Mapping[str, Any], sweep_dir: str) -> SubmititExecutor:
     except (AssertionError, NameError, RuntimeError, TypeError, ValueError) as error:
         # submitit's own checks of a cluster name or a parameter's type, in its words
         message = f"submitit rejects the options: {error}"
-        raise ComposeError(message, key="sweep.executor", value=dict(options)) from None
+        origin = where(option_path())
+        raise ComposeError(
+            message, key="sweep.executor", value=dict(options), origin=origin
+        ) from None
     return SubmititExecutor(executor)
 
 
