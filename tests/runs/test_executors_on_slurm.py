@@ -194,3 +194,27 @@ def test_sbatch_submit_false_writes_a_script_that_runs_when_submitted_by_hand(
     slurm_cluster.wait_for_array(slurm_cluster.submit(*command[1:]), tasks=2)
     wait_until(_ended(jobs), "every point's status.json says it ended")
     assert [_outcome(job) for job in jobs] == [("finished", 0), ("finished", 0)]
+
+
+@pytest.mark.usefixtures("on_slurm_cluster")
+def test_sbatch_reads_awkward_values_back_as_they_were_given(
+    slurm_cluster: SlurmCluster, tmp_path: Path
+) -> None:
+    """A job name with quotes, `#` and a backslash, an argument with a space, and a sweep
+    directory holding `%j`, a space and quotes: sbatch reads each `#SBATCH` word as compose
+    wrote it, and each task's Slurm output goes to that directory, its `%j` not replaced."""
+    sweep = tmp_path / 'it\'s 100%j "x" #1'
+    jobs = _points(sweep, 2)
+    name = "say \"hi\" #1 \\ 'ok'"
+    options = {"job_name": name, "sbatch_args": ["--comment=two words"]}
+
+    array = _array_of(open_executor("sbatch", options, str(sweep)).submit(jobs))
+
+    slurm_cluster.wait_for_array(array, tasks=2)
+    wait_until(_ended(jobs), "every point's status.json says it ended")
+    assert [_outcome(job) for job in jobs] == [("finished", 0), ("finished", 0)]
+    shown = slurm_cluster.run("scontrol", "show", "job", f"{array}_0").splitlines()
+    assert shown[0].split(" JobName=", 1)[1] == name
+    assert "   Comment=two words " in shown  # scontrol ends the field with a space
+    outputs = sorted(path.name for path in sweep.glob("slurm-*.out"))
+    assert outputs == [f"slurm-{array}_0.out", f"slurm-{array}_1.out"]
