@@ -19,6 +19,7 @@ STATUS_FILE = "status.json"  # {"state": State, "exit_code": int | None, "host",
 LOG_FILE = "log.txt"  # the command's stdout and stderr, interleaved
 JOB_FILE = "job.json"  # {"argv": [...], "env": {...}, "cwd": "..."}: what `compose job DIR` runs
 State = Literal["submitted", "running", "finished", "failed"]
+RunsOn = Literal["here", "nodes", "nothing"]  # this machine, a cluster's, or no machine at all
 FINISHED: State = "finished"  # exit code 0; a resumed sweep skips such points
 
 
@@ -42,9 +43,11 @@ class Executor(Protocol):
     """An engine that runs jobs somewhere. `ready` raises a `ComposeError` saying what to fix
     when the engine cannot take jobs now (a cluster not reachable), so that a sweep writes and
     submits nothing; `submit` returns one id per job, in order, once the engine has accepted
-    them, without waiting for any to run or finish."""
+    them, without waiting for any to run or finish. `runs_on` says where the points' commands
+    are started (`executors.check_command` checks the command can be started there)."""
 
     name: str
+    runs_on: RunsOn
 
     def ready(self) -> None: ...
 

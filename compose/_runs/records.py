@@ -20,7 +20,7 @@ from typing import Any
 
 from compose._output.write import write_configs
 from compose._runs.atomic import write_json, write_text
-from compose._runs.executors import open_executor
+from compose._runs.executors import check_command, open_executor
 from compose._runs.jobs import FINISHED, STATUS_FILE, Executor, Job
 from compose._runs.provenance import git_state, versions
 from compose._runs.run import RUN_FILE, config_file, run_record
@@ -76,9 +76,12 @@ def submit_sweep(
 
 
 def open_sweep_executor(sweep: Sweep[Any]) -> Executor:
-    """The sweep's executor: one that cannot be had is bad input (nothing is written yet)."""
+    """The sweep's executor: one that cannot be had, or that cannot start the sweep's
+    command, is bad input (nothing is written yet)."""
     where = sweep.control_at
-    return open_executor(sweep.executor, sweep.executor_options, str(sweep.directory), where)
+    executor = open_executor(sweep.executor, sweep.executor_options, str(sweep.directory), where)
+    check_command(executor, sweep.command, sweep.cwd, where)
+    return executor
 
 
 def record_submission(

@@ -504,17 +504,23 @@ def _dotted(key: str) -> str:
 
 
 def launched_as(prog: str) -> list[str]:
-    """The command that runs `prog` on the node: the script this process was started as, by
-    its absolute path, when it is `prog`'s own (a venv's `bin/` is often not on the PATH of the
-    pool, the job array or the Ray worker, while a shared file system holds it at the same
-    path); otherwise `prog` by name, found on the node's PATH. `[sweep] command` overrides it
+    """The command that runs `prog` on the node. When this process was started as `prog`'s
+    own script (`sys.argv[0]` a file named `prog`, or `prog` and a suffix), it is that script
+    by its absolute path (a venv's `bin/` is often not on the PATH of the pool, the job array
+    or the Ray worker, while a shared file system holds it at the same path): alone when it is
+    a program of its own (a console script: executable, naming its interpreter); else through
+    this interpreter (`python train.py`: the file need not be executable, and its shebang may
+    name a Python without the app), as `python -m MODULE` when it was started so. Otherwise
+    `prog` by name, found on the node's PATH. `[sweep] command` overrides it
     (`["uv", "run", "rl"]`)."""
     script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if (
-        script is not None
-        and script.name == prog
-        and script.is_file()
-        and os.access(script, os.X_OK)
-    ):
-        return [os.path.abspath(script)]
-    return [prog]
+    if script is None or prog not in (script.name, script.stem) or not script.is_file():
+        return [prog]
+    path = os.path.abspath(script)
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and getattr(main, "__file__", None) == path:  # python -m MODULE
+        return [sys.executable, "-m", spec.name.removesuffix(".__main__")]
+    if os.access(script, os.X_OK) and script.suffix != ".py":
+        return [path]
+    return [sys.executable, path]

@@ -383,6 +383,7 @@ def test_an_executor_that_cannot_be_reached_gets_nothing_and_nothing_is_written(
     from compose._runs.command import run_sweep
 
     monkeypatch.setenv("RAY_ADDRESS", "http://127.0.0.1:9")  # discard: nothing listens
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.chdir(tmp_path)
     argv = [*BASE, "--sweep.max-steps", "2", "3", "--sweep-executor", "ray"]
     with pytest.raises(ComposeError, match="cannot reach the Ray job server") as raised:

@@ -9,12 +9,15 @@ an engine's import.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import os
+import shutil
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compose._runs.executors.options import Where, nowhere, option_path
 from compose._runs.jobs import Executor
-from compose.errors import ComposeError, closest
+from compose._warn import warn
+from compose.errors import ComposeError, ComposeWarning, closest
 
 # name -> the module that defines `make(options, sweep_dir, where) -> Executor`
 EXECUTORS: dict[str, str] = {
@@ -26,6 +29,7 @@ EXECUTORS: dict[str, str] = {
 }
 # name -> the optional extra that installs its engine (`pip install 'compose-config[ray]'`)
 EXTRAS: dict[str, str] = {"submitit": "submitit", "ray": "ray"}
+COMMAND = ("sweep", "command")  # the control that says what starts a point, as errors name it
 
 
 def open_executor(
@@ -53,3 +57,38 @@ def open_executor(
         ) from None
     executor: Executor = module.make(options, sweep_dir, where)
     return executor
+
+
+def check_command(
+    executor: Executor, command: Sequence[str], cwd: str, where: Where = nowhere
+) -> None:
+    """The program that starts every point (the command's first word) can be started where
+    `executor` runs the points, checked before anything is written or submitted.
+
+    On this machine (`executor.runs_on == "here"`): a name must be a program on PATH, a path
+    (relative to `cwd`, where the points run) an executable file. On a cluster's nodes: a path
+    must be an executable file here too, since the nodes read the sweep's records from the
+    same shared file system; a name missing from this PATH is only a warning, as the nodes'
+    PATH may hold it. An executor that runs nothing (`none`) is not asked."""
+    if executor.runs_on == "nothing" or not command:
+        return
+    program = command[0]
+    origin = where(COMMAND)
+    hint = 'set [sweep] command to the words that start the program: ["python", "train.py"]'
+    if os.path.dirname(program):  # a path, not a name looked up on PATH
+        path = os.path.join(cwd, program)  # an absolute path stays as it is
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return
+        problem = "is not an executable file" if os.path.exists(path) else "does not exist"
+        message = f"cannot start the points: {problem}"
+        raise ComposeError(message, key="sweep.command", value=program, origin=origin, hint=hint)
+    if shutil.which(program) is not None:
+        return
+    if executor.runs_on == "here":
+        message = "cannot start the points: no such program on PATH"
+        raise ComposeError(message, key="sweep.command", value=program, origin=origin, hint=hint)
+    warn(
+        f"sweep.command = {program!r}: no such program on this machine's PATH; the points start "
+        f"only if the PATH of the {executor.name} executor's nodes holds it",
+        ComposeWarning,
+    )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from compose._runs.executors.options import Where, at_least_one, check_options
-from compose._runs.jobs import Job
+from compose._runs.jobs import Job, RunsOn
 from compose._runs.status import job_command, submitting
 
 POOL_LOG = "local-pool.log"
@@ -31,6 +31,7 @@ _OPTIONS = {"max_parallel": int}
 
 class LocalExecutor:
     name = "local"
+    runs_on: RunsOn = "here"
 
     def ready(self) -> None:
         """Always: the pool is this machine."""

@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compose._runs.executors.options import Where, option_path
-from compose._runs.jobs import Job
+from compose._runs.jobs import Job, RunsOn
 from compose.errors import ComposeError
 
 
 class NoExecutor:
     name = "none"
+    runs_on: RunsOn = "nothing"
 
     def ready(self) -> None:
         """Always: nothing is handed to anyone."""

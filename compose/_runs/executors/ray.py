@@ -23,7 +23,7 @@ from typing import Any
 from ray.job_submission import JobSubmissionClient
 
 from compose._runs.executors.options import Kinds, Where, check_options, option_error
-from compose._runs.jobs import Job
+from compose._runs.jobs import Job, RunsOn
 from compose._runs.status import job_command, submitting
 from compose.errors import ComposeError
 
@@ -40,6 +40,7 @@ _OPTIONS: dict[str, Kinds] = {
 
 class RayExecutor:
     name = "ray"
+    runs_on: RunsOn = "nodes"
 
     def __init__(self, options: Mapping[str, Any], sweep_dir: str, where: Where) -> None:
         self.options = options

@@ -39,7 +39,7 @@ from compose._runs.executors.options import (
     check_options,
     option_error,
 )
-from compose._runs.jobs import Job
+from compose._runs.jobs import Job, RunsOn
 from compose._runs.status import job_command, submitting
 from compose.errors import ComposeError
 
@@ -80,6 +80,7 @@ _PLAIN_WORD = re.compile(r"[^\s'\"\\#]+")
 
 class SbatchExecutor:
     name = "sbatch"
+    runs_on: RunsOn = "nodes"
 
     def ready(self) -> None:
         """Always: without `sbatch` on PATH the script is written for you to submit."""

@@ -23,11 +23,12 @@ import submitit
 from submitit.core import plugins
 
 from compose._runs.executors.options import Kinds, Where, check_options, option_path
-from compose._runs.jobs import Job
+from compose._runs.jobs import Job, RunsOn
 from compose._runs.status import run_job, submitting
 from compose.errors import ComposeError
 
 FOLDER = "submitit"  # under the sweep's directory: submitit's pickles and logs
+HERE = ("local", "debug")  # submitit's clusters that run the array's tasks on this machine
 
 
 class SubmititExecutor:
@@ -38,6 +39,7 @@ class SubmititExecutor:
 
     def __init__(self, executor: submitit.AutoExecutor) -> None:
         self.executor = executor
+        self.runs_on: RunsOn = "here" if executor.cluster in HERE else "nodes"
 
     def submit(self, jobs: Sequence[Job]) -> list[str]:
         if not jobs:
