@@ -1325,6 +1325,68 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin=None,
         fix="Fix each; `.errors` holds them one by one, each with its key and origin.",
     ),
+    Part("Sweeps and their executors"),
+    Case(
+        name="sweep-executor-unknown",
+        title="An executor that does not exist",
+        did="Misspelt the executor's name: `--sweep-executor lokal`.",
+        argv=_argv("--sweep.seed 1 2 --sweep-executor lokal"),
+        error=ComposeError,
+        message="sweep.executor = 'lokal' (from --sweep-executor): no such executor; did you "
+        "mean local?",
+        key="sweep.executor",
+        origin="--sweep-executor",
+        fix="Name one of none, local, submitit, sbatch, ray (an empty name is none of them).",
+    ),
+    Case(
+        name="sweep-executor-option-unknown",
+        title="An option the executor does not have",
+        did="Misspelt an option in the sweep file's `[sweep.executor]` table.",
+        files={
+            "sweep.toml": '[sweep.executor]\nname = "local"\nmax_paralel = 4\n\n'
+            "[axes]\nseed = [1, 2]\n"
+        },
+        argv=_argv("--sweep @ sweep.toml"),
+        error=ComposeError,
+        message="sweep.executor.max_paralel = 4 (from sweep.toml:3): is not an option of the "
+        "executor 'local'; did you mean max_parallel?",
+        key="sweep.executor.max_paralel",
+        origin="sweep.toml:3",
+        fix="Spell the option as docs/16 lists it for that executor.",
+    ),
+    Case(
+        name="sweep-sbatch-value-with-a-line-break",
+        title="An sbatch option holding a line break",
+        did="Gave the sbatch executor a `job_name` with line breaks in it.",
+        files={
+            "sweep.toml": '[sweep.executor]\nname = "sbatch"\njob_name = "x\\ntouch PWNED\\n#"'
+            "\n\n[axes]\nseed = [1, 2]\n"
+        },
+        argv=_argv("--sweep @ sweep.toml"),
+        error=ComposeError,
+        message="sweep.executor.job_name = 'x\\ntouch PWNED\\n#' (from sweep.toml:3): cannot be "
+        "written into sweep.sbatch: it holds a line break or a control character",
+        key="sweep.executor.job_name",
+        origin="sweep.toml:3",
+        fix="Keep each value on one line: it is one word of its `#SBATCH` line, never a line.",
+    ),
+    Case(
+        name="sweep-command-cannot-start",
+        title="A command the executor cannot start",
+        did="Named a script that is not on PATH as the command of a sweep run by `local`.",
+        files={
+            "sweep.toml": '[sweep]\ncommand = ["trian.py"]\nexecutor = "local"\n\n'
+            "[axes]\nseed = [1, 2]\n"
+        },
+        argv=_argv("--sweep @ sweep.toml"),
+        error=ComposeError,
+        message="sweep.command = 'trian.py' (from sweep.toml:2): cannot start the points: no "
+        "such program on PATH; set [sweep] command to the words that start the program: "
+        '["python", "train.py"]',
+        key="sweep.command",
+        origin="sweep.toml:2",
+        fix='Name a program on PATH or an executable file: `["python", "train.py"]`.',
+    ),
 )
 
 CATALOGUE: tuple[Case, ...] = tuple(entry for entry in ENTRIES if isinstance(entry, Case))

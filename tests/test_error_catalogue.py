@@ -33,6 +33,8 @@ from compose._cli.roles import (
     read_roles,
     unmatched_patterns,
 )
+from compose._input.options import NO_OPTIONS
+from compose._runs.command import asks_sweep, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "09-error-catalogue.md"
@@ -71,6 +73,8 @@ def run(case: Case) -> ComposeError:
                 return _check_error(list(case.check))
             if case.flat is not None:
                 from_flat(case.schema, case.flat, list(case.argv or ()))
+            elif case.argv is not None and asks_sweep(case.argv):
+                run_sweep(case.schema, list(case.argv), PROG, NO_OPTIONS)
             elif case.argv is not None:
                 parse(case.schema, list(case.argv))
             else:
@@ -291,7 +295,10 @@ def _render_case(index: int, case: Case) -> str:
     elif case.argv is not None:
         command = shlex.join([PROG, *case.argv])
         lines += ["```text", f"$ {command}", f"error: {message}", "```", ""]
-        lines += [f"`parse` raises `{case.error.__name__}`.", ""]
+        if asks_sweep(case.argv):
+            lines += ["Nothing is written or submitted.", ""]
+        else:
+            lines += [f"`parse` raises `{case.error.__name__}`.", ""]
     else:
         args = [repr(list(case.sources))]
         if case.overrides:
