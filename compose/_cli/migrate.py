@@ -153,6 +153,7 @@ def _in_the_file_s_newlines(new_text: str, text: str) -> str:
 def _tomlkit() -> Any:
     try:
         import tomlkit  # noqa: PLC0415  # an optional extra, loaded by `compose migrate` alone
+        import tomlkit.container  # noqa: PLC0415  # (Container, by name)
         import tomlkit.items  # noqa: PLC0415  # (InlineTable, by name)
     except ImportError:
         raise ComposeError(
@@ -184,7 +185,11 @@ def _edit(
                 continue
             # emptied, it had no header of its own: one now, as the data still holds the table
         moved = tables.get((*path, key))
-        container[key] = moved if moved is not None else _new_item(tomlkit, container, value)
+        item = moved if moved is not None else _new_item(tomlkit, container, value)
+        if key in container:
+            container[key] = item
+        else:
+            _add(tomlkit, container, key, item)
 
 
 def _moved_tables(document: Any, migrated: Migrated) -> dict[KeyPath, Any]:
@@ -256,8 +261,46 @@ def _is_table(item: Any) -> bool:
 def _stamp(document: Any, version: int) -> None:
     """`schema_version = N` at the top level: edited where the file has it, else added after
     its other top-level keys (before its first table)."""
-    if document.get(SCHEMA_VERSION) != version:
+    if SCHEMA_VERSION not in document:
+        _add(_tomlkit(), document, SCHEMA_VERSION, version)
+    elif document.get(SCHEMA_VERSION) != version:
         document[SCHEMA_VERSION] = version
+
+
+def _add(tomlkit: Any, container: Any, key: str, item: Any) -> None:
+    """`key` added to a table (or the document) that does not hold it: a value after the
+    table's last key and the comments that follow it, before the blank line and the comments
+    that open the next header (`# the optimizer` above `[trainer.optim]` stays with it); a
+    table after all. tomlkit puts a value after those comments, right above the header."""
+    inner = _lines(tomlkit, container)
+    if inner is None or isinstance(item, dict) or _is_table(item):
+        container[key] = item
+        return
+    body = inner.body
+    end = next((i for i, (_, value) in enumerate(body) if _is_table(value)), len(body))
+    start = end
+    while start > 0 and body[start - 1][0] is None and _is_trivia(tomlkit, body[start - 1][1]):
+        start -= 1
+    blanks = [i for i in range(start, end) if isinstance(body[i][1], tomlkit.items.Whitespace)]
+    at = blanks[-1] if blanks else start
+    opening = at == 0 and inner is container  # the comments a file opens with: the file's own
+    if opening or not any(isinstance(body[i][1], tomlkit.items.Comment) for i in range(at, end)):
+        container[key] = item  # no comment opens the header: tomlkit's place is right
+    else:  # tomlkit's own insertion, which keeps its index of keys right: no public call does
+        inner._insert_at(at, key, item)
+
+
+def _lines(tomlkit: Any, container: Any) -> Any:
+    """The tomlkit container of a document's or a table's lines (None: an inline table)."""
+    if isinstance(container, tomlkit.container.Container):
+        return container
+    if isinstance(container, tomlkit.items.Table):
+        return container.value
+    return None
+
+
+def _is_trivia(tomlkit: Any, item: Any) -> bool:
+    return isinstance(item, (tomlkit.items.Comment, tomlkit.items.Whitespace))
 
 
 def _replace_all(files: list[tuple[str, str]]) -> None:

@@ -665,3 +665,65 @@ def test_a_table_moved_whole_keeps_its_comments_and_layout(
     assert Path("t.toml").read_text() == "schema_version = 2\n\n" + text.replace(
         "trainer.oldoptim", "trainer.optim"
     )
+
+
+MOVING_INTO_A_TABLE = """
+from compose import BaseConfig, Migration, move_key, versioned
+
+class Optim(BaseConfig):
+    lr: float = 0.1
+
+class Trainer(BaseConfig):
+    x: int = 0
+    seed: int = 0
+    optim: Optim = Optim()
+
+class Other(BaseConfig):
+    y: int = 0
+
+@versioned(Migration(1, 2, move_key("seed", "trainer.seed")))
+class App(BaseConfig):
+    trainer: Trainer = Trainer()
+    other: Other = Other()
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "migrated"),
+    [
+        (  # a blank line, then the comment that opens the sub-table
+            "seed = 7\n\n[trainer]\nx = 1\n\n# the optimizer\n[trainer.optim]\nlr = 1.0\n",
+            "schema_version = 2\n\n[trainer]\nx = 1\nseed = 7\n\n"
+            "# the optimizer\n[trainer.optim]\nlr = 1.0\n",
+        ),
+        (  # the comment right after the last key, right above the header
+            "seed = 7\n[trainer]\nx = 1\n# the optimizer\n[trainer.optim]\nlr = 1.0\n",
+            "schema_version = 2\n[trainer]\nx = 1\nseed = 7\n"
+            "# the optimizer\n[trainer.optim]\nlr = 1.0\n",
+        ),
+        (  # the table's own comment stays with it; the next table's with its header
+            "seed = 7\n[trainer]\nx = 1\n# x = 2, once\n\n# another section\n[other]\ny = 1\n",
+            "schema_version = 2\n[trainer]\nx = 1\n# x = 2, once\nseed = 7\n\n"
+            "# another section\n[other]\ny = 1\n",
+        ),
+        (  # the file's opening comment, then the first table's
+            "# written by hand\n\n# the trainer\n[trainer]\nx = 1\n",
+            "# written by hand\nschema_version = 2\n\n# the trainer\n[trainer]\nx = 1\n",
+        ),
+    ],
+    ids=["blank-then-comment", "comment-then-header", "two-comments", "top-level"],
+)
+def test_a_key_added_to_a_table_leaves_the_next_headers_comment_with_it(
+    write: WriteFile,
+    capsys: pytest.CaptureFixture[str],
+    app_module: AppModule,
+    text: str,
+    migrated: str,
+) -> None:
+    """A comment right above a header is the header's: an added key (moved into the table
+    before it, or the version stamped) goes after the table's last key, not between them."""
+    schema = app_module("moving", MOVING_INTO_A_TABLE)
+    write("m.toml", text)
+    code, _, err = run_compose(capsys, "migrate", "--schema", schema, "m.toml")
+    assert (code, err) == (0, "")
+    assert Path("m.toml").read_text() == migrated
