@@ -162,6 +162,71 @@ def test_a_closed_stdout_ends_quietly(write: WriteFile, command: list[str]) -> N
     assert (process.wait(timeout=60), errors) == (141, b"")
 
 
+APP = """
+import sys
+
+from compose import BaseConfig, cli
+
+
+class App(BaseConfig):
+    steps: int = 1
+
+
+cli(App, args=sys.argv[1:], prog="app")
+"""
+RL = [sys.executable, "-m", "rl_app"]
+EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "reverse_text" / "rl.toml")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [*RL, "rl", "@", EXAMPLE, "--dry-run", "--output-dir", "out"],  # the files written
+        [*RL, "rl", "@", EXAMPLE, "--output-dir", "out"],  # the launch plan
+        [*RL, "trainer", "--output-dir", "out"],  # a component's line
+        [*RL, "rl", "@", EXAMPLE, "--sweep.max-steps", "1", "2", "--dry-run"],  # a sweep's table
+        [sys.executable, "app.py", "--help"],  # help where errors are raised: cli(args=...)
+        [COMPOSE, "show", "@", EXAMPLE],
+        [COMPOSE, "migrate", "--help"],
+    ],
+    ids=["rl-dry-run", "rl-plan", "trainer", "sweep", "cli-args-help", "show", "migrate-help"],
+)
+def test_every_printing_path_is_quiet_on_a_closed_stdout(
+    write: WriteFile, command: list[str]
+) -> None:
+    """`rl ... | head -0`, whatever prints: exit 141, nothing on stderr. The reader is gone
+    before the program starts (a pipe whose reading end is closed), so no write can win."""
+    write("app.py", APP)
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run(
+            command, stdout=writing, stderr=subprocess.PIPE, timeout=120, check=False
+        )
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (141, b"")
+    if "--dry-run" in command and "--output-dir" in command:
+        assert Path("out/run.json").is_file()  # every file written before a line is printed
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX shell")
+@pytest.mark.parametrize(
+    "command",
+    [[COMPOSE, "show", "@", "a.toml"], [*RL, "rl", "--help"], [*RL, "rl", "--output-dir", "out"]],
+    ids=["show", "help", "rl-plan"],
+)
+def test_a_stdout_closed_from_the_start_takes_the_output_unseen(
+    write: WriteFile, command: list[str]
+) -> None:
+    """`rl --help >&-`: no stdout at all (Python's `sys.stdout` is None); no traceback."""
+    write("a.toml", "a = 1\n")
+    done = subprocess.run(
+        ["sh", "-c", '"$@" >&-', "sh", *command], capture_output=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
 # --- limits: refused at a documented bound, naming the file, within a second ----------------
 
 

@@ -92,7 +92,9 @@ def cli(
     tokens = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VARIABLE)
     if instruction is not None:  # a shell asks for its script, or for candidates
-        raise SystemExit(_answer_completion(schema, instruction, tokens, name, search_path))
+        with output_may_close():
+            code = _answer_completion(schema, instruction, tokens, name, search_path)
+        raise SystemExit(code)
     try:
         with warnings_as_lines():  # printed first: they explain what follows
             try:
@@ -142,7 +144,8 @@ def _raising(schema: type[M], args: list[str], prog: str, knobs: Options, shown:
     try:
         return _parse(schema, args, prog, knobs)
     except HelpRequested as asked:
-        show_help(_described(asked, shown.description), plain=shown.plain)
+        with output_may_close():
+            show_help(_described(asked, shown.description), plain=shown.plain)
         raise SystemExit(asked.exit_code) from None
     except SweepDone as done:
         _show_sweep(done)
@@ -267,7 +270,11 @@ EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE: what the shell sees when other tools 
 @contextlib.contextmanager
 def output_may_close() -> Iterator[None]:
     """Output read by a program that stops reading (`rl --help | head -1`) ends the process
-    quietly, as other command-line tools end, never with a `BrokenPipeError` traceback."""
+    quietly, as other command-line tools end, never with a `BrokenPipeError` traceback: exit
+    141, nothing on stderr. Every printing path of an entrypoint and of `compose` runs in it.
+    A stdout closed before the program started (`>&-`) takes what is printed, unseen."""
+    if sys.stdout is None:  # Python's own `print` is quiet so: every writer here is too
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # until exit
     try:
         yield
         sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit

@@ -12,6 +12,8 @@ to the one it read. Nothing is ever trained or served: this is an example of con
 from __future__ import annotations
 
 import datetime
+import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,29 +43,54 @@ COMPONENTS: dict[str, tuple[type[LaunchOptions], type[BaseModel]]] = {
 }
 
 
+def _output_may_close(entrypoint: Callable[[Argv], None]) -> Callable[[Argv], None]:
+    """An entrypoint whose output is read by a program that stops reading (`rl ... | head -1`)
+    ends quietly, as other command-line tools do: exit 141 (128 + SIGPIPE), no traceback.
+    Every entrypoint is wrapped, so whatever it prints (the files written, the launch plan)
+    is covered; `cli` does the same for what compose prints (help, a sweep's table)."""
+
+    @functools.wraps(entrypoint)
+    def run(argv: Argv = None) -> None:
+        try:
+            entrypoint(argv)
+            if sys.stdout is not None:  # None: closed before the start (`>&-`); print is quiet
+                sys.stdout.flush()  # what is still buffered fails here, not at the exit
+        except BrokenPipeError:
+            # Python flushes stdout again at exit: point it at /dev/null so that is quiet too
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(141) from None
+
+    return run
+
+
+@_output_may_close
 def rl(argv: Argv = None) -> None:
     """`rl`: resolve the whole run, write every config file, print the launch plan."""
     tokens = list(sys.argv[1:] if argv is None else argv)
     now = _instant()  # one instant for `${now:}` and the record: a rerun composes at it again
     config = cli(RLConfig, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX, now=now)
-    _write(config.output_dir, {"rl": config, **config.components()})
-    _record(config, tokens, now)
+    written = _write(config.output_dir, {"rl": config, **config.components()})
+    _record(config, tokens, now)  # every file in place before a line is printed
+    _print_written(written)
     if config.dry_run:
         print("dry run: nothing started; drop --dry-run to see the launch plan")
         return
     print(launch_plan(config))
 
 
+@_output_may_close
 def trainer(argv: Argv = None) -> None:
     """`trainer`: train the policy, configured by a trainer.toml."""
     _component("trainer", argv)
 
 
+@_output_may_close
 def orchestrator(argv: Argv = None) -> None:
     """`orchestrator`: sample rollouts and send batches, configured by an orchestrator.toml."""
     _component("orchestrator", argv)
 
 
+@_output_may_close
 def inference(argv: Argv = None) -> None:
     """`inference`: serve the policy, configured by an inference.toml."""
     _component("inference", argv)
@@ -91,21 +118,20 @@ def _component(name: str, argv: Argv) -> None:
     env_prefix = f"{ENV_PREFIX}{name.upper()}__"  # RL_TRAINER__OPTIM__LR: the same as for rl
     entry = cli(entry_schema, argv, prog=name, search_path=[CONF], env_prefix=env_prefix)
     if entry.dry_run:
-        _write(entry.output_dir, {name: section_data(entry, section_schema)})
+        _print_written(_write(entry.output_dir, {name: section_data(entry, section_schema)}))
         return
     print(f"{name} would run in {entry.output_dir.as_posix()}: {describe(entry)}")
     print("(this example starts nothing; add --dry-run to write the resolved config)")
 
 
-def _write(output_dir: Path, files: dict[str, Any]) -> None:
-    """The resolved configs, and what was written; a directory that cannot take them is bad
-    input like any other: one line, exit 2."""
+def _write(output_dir: Path, files: dict[str, Any]) -> list[Path]:
+    """The resolved configs; a directory that cannot take them is bad input like any other:
+    one line, exit 2."""
     try:
-        written = write_configs(output_dir, files)
+        return write_configs(output_dir, files)
     except ComposeError as error:
         sys.stderr.write(f"error: {error.format()}\n")
         raise SystemExit(error.exit_code) from None
-    _print_written(written)
 
 
 def _instant() -> datetime.datetime:
