@@ -33,6 +33,7 @@ from compose import (
     ErrorGroup,
     InterpolationError,
     Migration,
+    OutputError,
     SourceError,
     UnknownKeyError,
     convert_value,
@@ -123,6 +124,10 @@ class Case:
     """`from_flat(schema, flat, argv)`: a flat dict from a tracker or a sweep agent."""
     check: tuple[str, ...] | None = None
     """`compose check PATH...`, its paths; `exit` is its status (1: a problem it found)."""
+    command: tuple[str, ...] | None = None
+    """Another `compose` command (`job DIR`, `migrate ...`), its arguments."""
+    read_only: tuple[str, ...] = ()
+    """Files of `files` made read-only (0444)."""
     exit: int = 2
 
 
@@ -1102,6 +1107,70 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="schema_version",
         origin="bad.toml:1",
         fix="Write the number without quotes: `schema_version = 2`.",
+    ),
+    Case(
+        name="migrate-read-only-file",
+        title="`compose migrate` of a read-only file",
+        did="Migrated two old files, the second of which is read-only (`chmod a-w`).",
+        schema=Versioned,
+        files={"a.toml": "[trainer]\nmax_norm = 0.5\n", "b.toml": "[trainer]\nmax_norm = 0.1\n"},
+        read_only=("b.toml",),
+        command=("migrate", "--schema", "error_catalogue:Versioned", "a.toml", "b.toml"),
+        error=OutputError,
+        message=(
+            "b.toml: is read-only: it is not replaced, and nothing else was written; "
+            "make it writable (chmod u+w) if it is to be rewritten"
+        ),
+        key=None,
+        origin="b.toml",
+        fix="Make it writable if it is to be migrated (`chmod u+w b.toml`), or leave it out; "
+        "a.toml was not written either.",
+    ),
+    Part("Run records"),
+    Case(
+        name="from-run-record-field",
+        title="A run.json field of the wrong kind",
+        did="Reran a run (`--from-run run`) whose run.json, edited by hand, lists its sources.",
+        files={"run/run.json": '{"argv": ["@", "rl.toml"], "sources": ["rl.toml"]}\n'},
+        argv=_argv("--from-run run"),
+        error=SourceError,
+        message=(
+            "sources = ['rl.toml'] (from run/run.json): expects a table of file names (text "
+            "without a NUL or a lone surrogate) and their sha256"
+        ),
+        key="sources",
+        origin="run/run.json",
+        fix="Rerun a record compose wrote (`sources` maps each file read to its sha256), or "
+        "compose the run again from its files.",
+    ),
+    Case(
+        name="job-variable-name",
+        title="A job's variable whose name holds `=`",
+        did="Ran `compose job p` on a point whose job.json sets a variable named `A=B`.",
+        files={"p/job.json": '{"argv": ["true"], "env": {"A=B": "1"}, "cwd": "/"}\n'},
+        command=("job", "p"),
+        error=SourceError,
+        message=(
+            "env = {'A=B': '1'} (from p/job.json): expects a table of variables: names without "
+            "'=', names and values text without a NUL or a lone surrogate"
+        ),
+        key="env",
+        origin="p/job.json",
+        fix="Name the variable without `=` (the OS reads `A=B=1` as A set to `B=1`), or write "
+        "the sweep's records again.",
+    ),
+    Case(
+        name="job-record-not-json",
+        title="A job.json that is not JSON",
+        did="Ran `compose job p` on a point whose job.json was cut short (a full disk, an edit).",
+        files={"p/job.json": '{"argv": ["true"], "env": {'},
+        command=("job", "p"),
+        error=SourceError,
+        message="p/job.json: is not JSON: Expecting property name enclosed in double quotes",
+        key=None,
+        origin="p/job.json",
+        fix="Write the sweep's records again (the same sweep rewrites them); compose writes each "
+        "record whole, so only a hand or another program leaves one cut.",
     ),
     Part("Flat configs from trackers and sweep agents"),
     Case(

@@ -25,6 +25,7 @@ from compose import (
     from_flat,
     parse,
 )
+from compose._cli.command import _run as run_command
 from compose._cli.command import main
 from compose._cli.roles import (
     check_sections,
@@ -35,6 +36,7 @@ from compose._cli.roles import (
 )
 from compose._input.options import NO_OPTIONS
 from compose._runs.command import asks_sweep, run_sweep
+from compose._runs.rerun import FROM_RUN, rerun
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "09-error-catalogue.md"
@@ -56,6 +58,8 @@ def setup(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8")
+    for name in case.read_only:
+        (tmp_path / name).chmod(0o444)
     for variable in case.unset_env:
         monkeypatch.delenv(variable, raising=False)
     for variable, value in case.env.items():
@@ -71,12 +75,17 @@ def run(case: Case) -> ComposeError:
         try:
             if case.check is not None:
                 return _check_error(list(case.check))
-            if case.flat is not None:
+            if case.command is not None:
+                run_command(list(case.command))
+            elif case.flat is not None:
                 from_flat(case.schema, case.flat, list(case.argv or ()))
             elif case.argv is not None and asks_sweep(case.argv):
                 run_sweep(case.schema, list(case.argv), PROG, NO_OPTIONS)
             elif case.argv is not None:
-                parse(case.schema, list(case.argv))
+                argv = list(case.argv)
+                if FROM_RUN in argv:  # as an entrypoint does, before it parses
+                    argv = rerun(argv, PROG)[0]
+                parse(case.schema, argv)
             else:
                 compose(list(case.sources), list(case.overrides), schema=case.schema)
         except ComposeError as error:
@@ -145,20 +154,23 @@ def test_an_entrypoint_prints_the_same_message(
 
 
 @pytest.mark.parametrize(
-    "case", [case for case in CATALOGUE if case.check is not None], ids=lambda case: case.name
+    "case",
+    [case for case in CATALOGUE if case.check is not None or case.command is not None],
+    ids=lambda case: case.name,
 )
-def test_compose_check_prints_the_same_message(
+def test_a_compose_command_prints_the_same_message(
     case: Case,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Bad input to the check is `error: MESSAGE` (exit 2); a problem it finds is listed at
-    its origin, `FILE:LINE: ...`, as any problem of a file is (exit 1)."""
+    """Bad input to `compose COMMAND` is `error: MESSAGE` (exit 2); a problem `compose check`
+    finds is listed at its origin, `FILE:LINE: ...`, as any problem of a file is (exit 1)."""
     setup(case, tmp_path, monkeypatch)
-    monkeypatch.syspath_prepend(str(Path(__file__).parent))  # the mapping's `schemas:RLConfig`
-    assert case.check is not None
-    code = main(["check", "--quiet", *case.check])
+    # the mapping's `schemas:RLConfig`, migrate's `--schema error_catalogue:Versioned`
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    check = ["check", "--quiet", *(case.check or ())]
+    code = main(list(case.command) if case.command is not None else check)
     out, err = capsys.readouterr()
     assert code == case.exit
     if case.exit == 2:
@@ -176,8 +188,13 @@ def test_the_catalogue_is_large_and_well_formed() -> None:
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", case.name), case.name
         for text in (case.title, case.did, case.fix):
             assert text and "\n" not in text, f"{case.name}: one line each"
-        modes = [case.argv is not None, bool(case.sources), case.check is not None]
-        assert sum(modes) == 1, f"{case.name}: argv, sources or check"
+        modes = [
+            case.argv is not None,
+            bool(case.sources),
+            case.check is not None,
+            case.command is not None,
+        ]
+        assert sum(modes) == 1, f"{case.name}: argv, sources, check or command"
 
 
 # --- engine bugs the catalogue does not show as entries ----------------------------------------
@@ -270,13 +287,15 @@ def _render_case(index: int, case: Case) -> str:
         lines += [f"The schema here is `{case.schema.__name__}` (in `{where}`).", ""]
     for name in case.dirs:
         lines += [f"`{name}` is a directory.", ""]
+    read_only = [f"`{name}`" for name in case.read_only]
     for name, content in case.files.items():
         if isinstance(content, bytes):
             text = content.decode("utf-8", "backslashreplace")
             lines += [f"`{name}` (the bytes, escaped where they are not UTF-8):", ""]
         else:
             text = content
-            lines += [f"`{name}`:", ""]
+            shown = f"`{name}` (read-only)" if f"`{name}`" in read_only else f"`{name}`"
+            lines += [f"{shown}:", ""]
         lines += ["```text", text.rstrip("\n"), "```", ""]
     for variable in case.unset_env:
         lines += [f"The environment variable `{variable}` is not set.", ""]
@@ -289,6 +308,10 @@ def _render_case(index: int, case: Case) -> str:
         command = shlex.join(["compose", "check", *case.check])
         lines += ["```text", f"$ {command}", printed, "```", ""]
         lines += [f"`compose check` exits with status {case.exit}.", ""]
+    elif case.command is not None:
+        command = shlex.join(["compose", *case.command])
+        lines += ["```text", f"$ {command}", f"error: {message}", "```", ""]
+        lines += [f"`compose` exits with status {case.exit}.", ""]
     elif case.flat is not None:
         call = f"from_flat({case.schema.__name__}, {dict(case.flat)!r}, {list(case.argv or ())!r})"
         lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]

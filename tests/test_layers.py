@@ -29,6 +29,8 @@ FOUNDATION = (
     "compose._shortcuts",
     "compose._toml",
     "compose._warn",
+    "compose._atomic",
+    "compose._jsonfile",
 )
 # Lowest first: a module may import its own layer's modules and those of the layers before it.
 LAYERS = (

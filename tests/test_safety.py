@@ -335,11 +335,11 @@ def test_write_configs_writes_only_under_configs(tmp_path: Path) -> None:
     assert sorted(tree(tmp_path)) == ["run/configs/rl.toml", "run/configs/trainer.toml"]
 
 
-class _FailingStream(io.TextIOWrapper):
-    """A file stream whose `write` puts half the text on disk, then fails as a full disk."""
+class _FailingStream(io.BufferedWriter):
+    """A file stream whose `write` puts half the bytes on disk, then fails as a full disk."""
 
-    def write(self, text: str) -> int:
-        super().write(text[: len(text) // 2])
+    def write(self, data: Any) -> int:
+        super().write(bytes(data)[: len(data) // 2])
         self.flush()
         raise OSError(errno.ENOSPC, "No space left on device")
 
@@ -362,12 +362,11 @@ def test_a_write_failing_mid_file_leaves_no_partial_file(
         stream = real_fdopen(fd, *args, **kwargs)
         if len(opened) < 2:
             return stream
-        raw = stream.buffer
-        stream.detach()
-        return _FailingStream(raw, encoding="utf-8")
+        raw = stream.detach()
+        return _FailingStream(raw)
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    with pytest.raises(OutputError, match="cannot write configs here: No space left on device"):
+    with pytest.raises(OutputError, match=r"cannot write trainer\.toml: No space left on device"):
         write_configs(tmp_path, {"rl": RLConfig(seed=2), "trainer": TrainerConfig(), "x": {}})
     assert len(opened) == 2  # the first file was staged, the second failed half-way
     assert tree(tmp_path) == earlier_run  # old files intact, no partial file, no temporary
@@ -398,7 +397,7 @@ def test_a_rename_failing_leaves_no_temporary_file(
 
     monkeypatch.setattr(os, "replace", replace)
     new = {"rl": RLConfig(seed=2), "trainer": TrainerConfig(micro_batch_size=2)}
-    with pytest.raises(OutputError, match="cannot write configs here: Input/output error"):
+    with pytest.raises(OutputError, match=r"cannot write trainer\.toml: Input/output error"):
         write_configs(tmp_path, new)
     after = tree(tmp_path)
     assert sorted(after) == sorted(earlier_run)

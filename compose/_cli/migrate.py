@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from compose._atomic import NewFile, write_files
 from compose._cli.entry import write_text
 from compose._input.documents import TOML, format_of
 from compose._input.files import parse_toml, read_text
@@ -37,7 +38,6 @@ from compose._merge.migrations import (
     through_moves,
     versions_of,
 )
-from compose._runs import atomic
 from compose._schema.keys import cli_key
 from compose._schema.secrets import is_secret_path
 from compose._schema.shape import NOT_A_SECTION, model_shape, takes_a_file
@@ -45,7 +45,7 @@ from compose._schema.walk import walk
 from compose._syntax import INCLUDE, SCHEMA_VERSION, SECRET_MASK
 from compose._toml import loads
 from compose._tree import KeyPath, at_path, copy_tree, equal_data
-from compose.errors import ArgvError, ComposeError, SourceError
+from compose.errors import ArgvError, ComposeError, OutputError, SourceError
 
 INSTALL_HINT = "pip install 'compose-config[migrate]'"
 
@@ -305,16 +305,22 @@ def _is_trivia(tomlkit: Any, item: Any) -> bool:
 
 def _replace_all(files: list[tuple[str, str]]) -> None:
     """Each file replaced whole (a symlink's target, keeping its permissions), all or none:
-    one that cannot be written leaves every other as it was."""
-    entries = []
+    one that cannot be written (read-only, immutable, a full disk) leaves every other as it
+    was, and Ctrl-C waits for the commit to end (`compose._atomic`)."""
+    rewritten = []
+    named = {}  # a real path, as the user named it
     for shown, text in files:
         path = Path(os.path.realpath(shown))
         try:
             mode = path.stat().st_mode & 0o7777
         except OSError as error:
             raise SourceError(f"cannot be read: {error.strerror}", origin=shown) from None
-        entries.append((path, text, mode))
-    atomic.write_texts(entries)
+        rewritten.append(NewFile(path, text, mode))
+        named[str(path)] = shown
+    try:
+        write_files(rewritten, what="migrated files")
+    except OutputError as error:  # a read-only file: named as given
+        raise error.evolve(origin=named.get(error.origin or "", error.origin)) from None
 
 
 class _Masker:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 STATUS_FILE = "status.json"  # {"state": State, "exit_code": int | None, "host", "started", "ended"}
 LOG_FILE = "log.txt"  # the command's stdout and stderr, interleaved
@@ -21,6 +21,8 @@ JOB_FILE = "job.json"  # {"argv": [...], "env": {...}, "cwd": "..."}: what `comp
 State = Literal["submitted", "running", "finished", "failed"]
 RunsOn = Literal["here", "nodes", "nothing"]  # this machine, a cluster's, or no machine at all
 FINISHED: State = "finished"  # exit code 0; a resumed sweep skips such points
+STATES: tuple[State, ...] = get_args(State)
+UNKNOWN = "unknown"  # the state of a status.json that cannot be read: never a crash
 
 
 @dataclass(frozen=True)

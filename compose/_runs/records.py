@@ -8,25 +8,29 @@
 
 A single run's record is its own run.json beside its configs/ (`compose._runs.rerun`).
 
-Every file is written whole or not at all (a temporary file renamed over it).
+Every file is written whole or not at all, by compose's one writer (`compose._atomic`); a
+point's config, run.json and job.json together. A record is 0600 when it holds the text of a
+secret its configs hold (a flag or an axis that set it), as those configs are; else the umask
+decides.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from compose._output.write import write_configs
-from compose._runs.atomic import write_json, write_text
+from compose._atomic import NewFile, write_files
+from compose._jsonfile import lines_text, read_record_lines, record_field, record_text
+from compose._output.plain import secret_texts
+from compose._output.write import config_files
 from compose._runs.executors import check_command, open_executor
-from compose._runs.jobs import FINISHED, STATUS_FILE, Executor, Job
+from compose._runs.jobs import FINISHED, JOB_FILE, Executor, Job
 from compose._runs.provenance import git_state, versions
-from compose._runs.run import RUN_FILE, config_file, run_record
-from compose._runs.status import write_job
-from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins
-from compose.errors import ComposeError
+from compose._runs.run import RUN_FILE, config_file, record_mode, run_record
+from compose._runs.status import job_record, read_status
+from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins, read_sweep_record
+from compose.errors import ComposeError, SourceError
 
 MANIFEST_FILE = "manifest.jsonl"
 
@@ -37,21 +41,32 @@ def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
     An existing sweep directory must hold the same definition (then this rewrites the same
     records); with `resume`, points whose status.json says finished are kept as they are and
     left out of the points returned. Raises `ComposeError` for a changed definition."""
-    previous = _recorded_definition(sweep)
-    if previous is not None and previous.get("hash") != sweep.definition_hash:
+    previous = read_sweep_record(sweep.directory)
+    if previous is not None and previous["hash"] != sweep.definition_hash:
         raise _changed(sweep, previous, resume)
     finished = {point.name for point in sweep.points if resume and _finished(point)}
     made_with = {"git": git_state(sweep.cwd), "versions": versions()}  # asked once per sweep
+    secrets: set[str] = set()
     for point in sweep.points:
+        held = secret_texts(point.config)
+        secrets |= held
         if point.name not in finished:
-            _write_point(sweep, point, made_with)
+            _write_point(sweep, point, made_with, held)
     instant = {} if sweep.now is None else {"now": sweep.now.isoformat()}
-    write_json(
-        sweep.directory / SWEEP_FILE, {"hash": sweep.definition_hash, **instant, **sweep.definition}
-    )
+    definition = {"hash": sweep.definition_hash, **instant, **sweep.definition}
     kept = _manifest_by_name(sweep.directory) if finished else {}
     lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
-    write_manifest(sweep.directory, lines)
+    write_files(
+        [
+            NewFile(
+                sweep.directory / SWEEP_FILE,
+                record_text(definition),
+                record_mode(definition, secrets),
+            ),
+            _manifest_file(sweep.directory, lines, secrets),
+        ],
+        what="records",
+    )
     return [point for point in sweep.points if point.name not in finished]
 
 
@@ -93,17 +108,29 @@ def record_submission(
     for line in lines:
         if line["name"] in submitted:
             line.update(executor=executor, job_id=submitted[line["name"]])
-    write_manifest(sweep.directory, lines)
+    secrets = {text for point in sweep.points for text in secret_texts(point.config)}
+    write_files([_manifest_file(sweep.directory, lines, secrets)], what="records")
 
 
 def read_manifest(directory: Path) -> list[dict[str, Any]]:
+    """The sweep's manifest.jsonl, a line per point, each naming its point; none is an error."""
     path = directory / MANIFEST_FILE
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    lines = read_record_lines(path)
+    if lines is None:
+        raise SourceError("no such file: the sweep's records are not there", origin=str(path))
+    for number, line in enumerate(lines, start=1):
+        record_field(line, "name", f"{path}:{number}", _is_name, "the name of a point")
+    return lines
 
 
-def write_manifest(directory: Path, lines: Sequence[Mapping[str, Any]]) -> None:
-    text = "".join(json.dumps(line, default=str) + "\n" for line in lines)
-    write_text(directory / MANIFEST_FILE, text)
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _manifest_file(
+    directory: Path, lines: Sequence[Mapping[str, Any]], secrets: set[str]
+) -> NewFile:
+    return NewFile(directory / MANIFEST_FILE, lines_text(lines), record_mode(lines, secrets))
 
 
 def _manifest_line(sweep: Sweep[Any], point: Point[Any], kept: Mapping[str, Any]) -> dict[str, Any]:
@@ -121,9 +148,11 @@ def _manifest_line(sweep: Sweep[Any], point: Point[Any], kept: Mapping[str, Any]
 
 
 def _manifest_by_name(directory: Path) -> dict[str, dict[str, Any]]:
+    """The manifest's lines by point, to keep their job ids; {} if it cannot be read (the
+    manifest is written anew)."""
     try:
         return {line["name"]: line for line in read_manifest(directory)}
-    except (OSError, ValueError, KeyError):
+    except ComposeError:
         return {}
 
 
@@ -131,8 +160,10 @@ def _command(sweep: Sweep[Any], point: Point[Any]) -> tuple[str, ...]:
     return (*sweep.command, "@", str(config_file(point.directory, sweep.prog)))
 
 
-def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any]) -> None:
-    write_configs(point.directory, {sweep.prog: point.config})
+def _write_point(
+    sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any], secrets: set[str]
+) -> None:
+    """The point's config, run.json and job.json: all or none."""
     record = run_record(
         prog=sweep.prog,
         argv=point.argv,
@@ -146,32 +177,17 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
     record["overrides"] = list(point.overrides)
     record["axes"] = dict(point.axes)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
-    write_json(point.directory / RUN_FILE, record)
-    write_job(Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd))
+    job = job_record(Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd))
+    files = [
+        *config_files(point.directory, {sweep.prog: point.config}),
+        NewFile(point.directory / RUN_FILE, record_text(record), record_mode(record, secrets)),
+        NewFile(point.directory / JOB_FILE, record_text(job), record_mode(job, secrets)),
+    ]
+    write_files(files, what="records")
 
 
 def _finished(point: Point[Any]) -> bool:
-    return read_status(point.directory).get("state") == FINISHED
-
-
-def read_status(directory: Path) -> dict[str, Any]:
-    """A point's status.json (written by `compose job`), or {} if it has none yet."""
-    try:
-        data = json.loads((directory / STATUS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _recorded_definition(sweep: Sweep[Any]) -> dict[str, Any] | None:
-    path = sweep.directory / SWEEP_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as error:
-        raise ComposeError(f"cannot read the sweep's record: {error}", origin=str(path)) from None
-    return data if isinstance(data, dict) else {}
+    return (read_status(str(point.directory)) or {}).get("state") == FINISHED
 
 
 def _changed(sweep: Sweep[Any], previous: Mapping[str, Any], resume: bool) -> ComposeError:

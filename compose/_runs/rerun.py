@@ -18,25 +18,28 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from compose._atomic import write_file
 from compose._input.files import FileCache, read_text
 from compose._input.options import Options, options
 from compose._input.search import Dirs
 from compose._interp.clock import NOW_VARIABLE, run_instant
-from compose._runs.atomic import write_json
+from compose._jsonfile import read_record, record_text
+from compose._output.plain import secret_texts
 from compose._runs.fingerprint import fingerprint
 from compose._runs.provenance import git_state_meanwhile, versions
 from compose._runs.run import (
     RUN_FILE,
     config_file,
     leaf_origins,
-    read_json,
+    read_run,
+    record_mode,
     recorded_now,
     run_record,
     sha256_text,
 )
 from compose._syntax import FROM_RUN_FLAG, is_from_run_flag
 from compose._warn import held, warn
-from compose.errors import ArgvError, ComposeError, ComposeWarning
+from compose.errors import ArgvError, ComposeError, ComposeWarning, SourceError
 
 FROM_RUN = FROM_RUN_FLAG
 
@@ -56,8 +59,8 @@ def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetim
     instant it was composed at (None in a record that holds none)."""
     directory, rest = _take_directory(list(tokens))
     path = directory / RUN_FILE
-    record = read_json(path)
-    if record is None or not isinstance(record.get("argv"), list):
+    record = read_run(path)
+    if record is None:
         raise ArgvError(
             "holds no run record (run.json)", key=FROM_RUN, value=str(directory), origin=str(path)
         )
@@ -66,7 +69,7 @@ def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetim
             f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN, value=str(directory)
         )
     now = recorded_now(record, path)
-    problem = _changed_source(record.get("sources", {}))
+    problem = _changed_source(record.get("sources") or {})
     if problem is None:
         return [*map(str, record["argv"]), *rest], now
     resolved = directory / str(record.get("config") or config_file(Path(), prog))
@@ -181,11 +184,19 @@ def write_run_record(
         return path
     knobs = options(search_path=search_path, env_prefix=env_prefix, environ=environ, now=now)
     record = describe_run(config, argv, prog, knobs)
-    previous = read_json(path)
-    if previous is not None and previous.get("fingerprint") == record["fingerprint"]:
+    if _recorded_fingerprint(path) == record["fingerprint"]:
         return path
-    write_json(path, record)
-    return path
+    return write_file(path, record_text(record), mode=record_mode(record, secret_texts(config)))
+
+
+def _recorded_fingerprint(path: Path) -> Any:
+    """The fingerprint of the run.json at `path`, if there is one to be read: one that cannot
+    be is this run's to write (it is the run's record, in the run's own directory)."""
+    try:
+        previous = read_record(path)
+    except SourceError:
+        return None
+    return None if previous is None else previous.get("fingerprint")
 
 
 def _runs_its_record(directory: Path, argv: Sequence[str], prog: str) -> bool:

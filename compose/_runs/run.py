@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._api import argv_items
+from compose._atomic import PRIVATE
 from compose._input.files import FileCache
 from compose._input.options import Options
 from compose._interp.clock import parse_instant
+from compose._jsonfile import OS_TEXT, is_text, os_text, read_record, record_field, text_table
 from compose._merge.fold import compose_items
 from compose._tree import KeyPath
 from compose.errors import ComposeError
@@ -74,12 +75,54 @@ def config_file(directory: Path, prog: str) -> Path:
     return directory / "configs" / f"{prog}.toml"
 
 
-def read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def read_run(path: Path) -> dict[str, Any] | None:
+    """A run.json (None if there is none), each field `--from-run` uses checked to be what
+    run.json holds: one error naming the file, the key and the value."""
+    record = read_record(path)
+    if record is None:
         return None
-    return data if isinstance(data, dict) else None
+    record_field(record, "argv", path, _command_line, f"a list of arguments, {OS_TEXT}")
+    record_field(record, "prog", path, _or_none(is_text), "a program's name")
+    record_field(
+        record, "config", path, _or_none(os_text), f"the resolved config's file name, {OS_TEXT}"
+    )
+    sources = f"a table of file names ({OS_TEXT}) and their sha256"
+    record_field(record, "sources", path, _or_none(_sources), sources)
+    return record  # its `now`: `recorded_now`
+
+
+def _command_line(value: Any) -> bool:
+    return isinstance(value, list) and all(os_text(token) for token in value)
+
+
+def _sources(value: Any) -> bool:
+    return text_table(value) and all(os_text(name) for name in value)
+
+
+def _or_none(valid: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """`valid`, for a key a record may leave out (an older record's)."""
+    return lambda value: value is None or valid(value)
+
+
+def record_mode(data: Any, secrets: set[str]) -> int | None:
+    """A record's mode: `PRIVATE` when its data holds the text of one of `secrets` (a flag
+    or a sweep axis that set a secret the config holds: `secret_texts`), as the config's own
+    file is; else None (the umask's)."""
+    if secrets and any(secret in text for text in _texts(data) for secret in secrets):
+        return PRIVATE
+    return None
+
+
+def _texts(data: Any) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield str(key)
+            yield from _texts(value)
+    elif isinstance(data, (list, tuple)):
+        for item in data:
+            yield from _texts(item)
 
 
 def sha256_text(text: str) -> str:

@@ -12,7 +12,6 @@ whichever engine ran them, and no engine needs to report back.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shlex
 import signal
@@ -26,8 +25,27 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
-from compose._runs.atomic import write_json
-from compose._runs.jobs import FINISHED, JOB_FILE, LOG_FILE, STATUS_FILE, Job, State
+from compose._atomic import open_append, write_file
+from compose._jsonfile import (
+    OS_TEXT,
+    os_text,
+    os_text_table,
+    os_texts,
+    read_bytes,
+    read_record,
+    record_field,
+    record_text,
+)
+from compose._runs.jobs import (
+    FINISHED,
+    JOB_FILE,
+    LOG_FILE,
+    STATES,
+    STATUS_FILE,
+    UNKNOWN,
+    Job,
+    State,
+)
 from compose.errors import ComposeError
 
 # What an engine's cancel or time limit sends: passed on to the command, which decides how to
@@ -44,64 +62,61 @@ def job_command(directory: str, python: str = sys.executable) -> list[str]:
 
 def write_job(job: Job) -> Path:
     """DIR/job.json for `job` (DIR made if need be): what `compose job DIR` runs."""
-    directory = Path(job.directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    spec = {"argv": list(job.argv), "env": dict(job.env), "cwd": job.cwd}
-    return write_json(directory / JOB_FILE, spec)
+    return write_file(Path(job.directory) / JOB_FILE, record_text(job_record(job)))
+
+
+def job_record(job: Job) -> dict[str, Any]:
+    """What DIR/job.json holds for `job`."""
+    return {"argv": list(job.argv), "env": dict(job.env), "cwd": job.cwd}
 
 
 def read_job(directory: str) -> Job:
-    """The job that DIR/job.json describes; a clear error naming the file when it is unusable."""
+    """The job that DIR/job.json describes; a clear error naming the file, the key and the
+    value when it is unusable (what it holds reaches the OS: a command, its variables)."""
     path = Path(directory) / JOB_FILE
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ComposeError("no such file: is this a point's directory?", value=str(path)) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ComposeError(f"cannot be read: {error}", value=str(path)) from None
+    spec = read_record(path)
+    if spec is None:
+        raise ComposeError("no such file: is this a point's directory?", value=str(path))
+    argv = record_field(spec, "argv", path, os_texts, f"a non-empty list of arguments, {OS_TEXT}")
     return Job(
         name=Path(directory).name,
-        argv=tuple(_field(spec, "argv", path, _is_argv)),
+        argv=tuple(argv),
         directory=str(Path(directory).resolve()),
-        cwd=_field(spec, "cwd", path, lambda cwd: isinstance(cwd, str) and cwd != ""),
-        env=_field(spec, "env", path, _is_env),
+        cwd=record_field(spec, "cwd", path, _directory_name, f"a directory name, {OS_TEXT}"),
+        env=record_field(spec, "env", path, _environment, _ENVIRONMENT),
     )
 
 
-def _is_argv(argv: Any) -> bool:
-    return isinstance(argv, list) and bool(argv) and all(isinstance(a, str) for a in argv)
+_ENVIRONMENT = f"a table of variables: names without '=', names and values {OS_TEXT}"
 
 
-def _is_env(env: Any) -> bool:
-    return isinstance(env, dict) and all(isinstance(v, str) for v in env.values())
+def _directory_name(value: Any) -> bool:
+    return os_text(value) and value != ""
 
 
-_EXPECTED = {
-    "argv": "a non-empty list of strings",
-    "cwd": "a directory name",
-    "env": "a table of strings",
-}
+def _environment(value: Any) -> bool:
+    return os_text_table(value) and all(name and "=" not in name for name in value)
 
 
-def _field(spec: Any, key: str, path: Path, valid: Any) -> Any:
-    value = spec.get(key) if isinstance(spec, dict) else None
-    if not valid(value):
-        raise ComposeError(f"expects {_EXPECTED[key]}", key=key, value=value, origin=str(path))
-    return value
+_UNKNOWN = {"state": UNKNOWN}
 
 
 def read_status(directory: str) -> dict[str, Any] | None:
-    """DIR/status.json, or None when there is none (or it cannot be read: never a crash)."""
+    """DIR/status.json, or None when there is none. One that cannot be read, or holds a
+    state compose never writes, is `{"state": "unknown"}`: never a crash."""
     try:
-        status = json.loads((Path(directory) / STATUS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return status if isinstance(status, dict) else None
+        status = read_record(Path(directory) / STATUS_FILE)
+    except ComposeError:
+        return dict(_UNKNOWN)
+    if status is not None and status.get("state") not in STATES:
+        return dict(_UNKNOWN)
+    return status
 
 
 def _write_status(directory: str, state: State, **fields: Any) -> None:
     ordered = sorted(fields.items(), key=lambda item: _STATUS_ORDER.index(item[0]))
-    write_json(Path(directory) / STATUS_FILE, {"state": state, **dict(ordered)})
+    record = {"state": state, **dict(ordered)}
+    write_file(Path(directory) / STATUS_FILE, record_text(record))
 
 
 # A file read by people too: the outcome first, then where and when.
@@ -131,9 +146,10 @@ def submitting(jobs: Sequence[Job]) -> Iterator[None]:
 
 
 def _status_bytes(directory: str) -> bytes | None:
+    """DIR/status.json as it is, to put back; None where there is none to be read."""
     try:
-        return (Path(directory) / STATUS_FILE).read_bytes()
-    except FileNotFoundError:
+        return read_bytes(Path(directory) / STATUS_FILE)
+    except ComposeError:
         return None
 
 
@@ -142,13 +158,13 @@ def _restore_status(directory: str, content: bytes | None) -> None:
     if content is None:
         path.unlink(missing_ok=True)
     else:
-        path.write_bytes(content)
+        write_file(path, content)
 
 
 def _attempts(directory: str) -> int:
-    """How many times the point's command was started before."""
+    """How many times the point's command was started before (0 when unknown)."""
     attempt = (read_status(directory) or {}).get("attempt", 0)
-    return attempt if isinstance(attempt, int) else 0
+    return attempt if type(attempt) is int and attempt >= 0 else 0
 
 
 def run_job(directory: str) -> int:
@@ -169,7 +185,7 @@ def _run(job: Job) -> int:
     attempt = _attempts(job.directory) + 1
     started = _now()
     common = {"attempt": attempt, "host": socket.gethostname(), "started": started}
-    with open(Path(job.directory) / LOG_FILE, "ab") as log:
+    with open_append(Path(job.directory) / LOG_FILE) as log:
         log.write(f"=== compose job: attempt {attempt} on {common['host']} at {started}: ".encode())
         shown = shlex.join(job.argv).replace("\n", "\\n")  # one line, whatever the argv holds
         log.write(f"{shown} (in {job.cwd})\n".encode())

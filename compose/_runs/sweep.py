@@ -27,9 +27,10 @@ from compose._input.files import FileCache, load_file
 from compose._input.options import Options, Resolvers, options
 from compose._input.search import Dirs
 from compose._interp.clock import run_instant
+from compose._jsonfile import is_text, read_record, record_field
 from compose._runs.define import Axes, Where, axis_values, expand, override, product
 from compose._runs.fingerprint import fingerprint
-from compose._runs.run import leaf_origins, read_json, recorded_now, sha256_text
+from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
 from compose._syntax import SECRET_MASK, SWEEP_CONTROLS, SWEEP_FLAG, kebab_case, snake_case
 from compose._tree import KeyPath
@@ -253,13 +254,22 @@ def _given_as(flag: str) -> Where:
 def _sweep_instant(knobs: Options, directory: Path, definition_hash: str) -> datetime.datetime:
     if knobs.now is not None:
         return knobs.now
-    path = directory / SWEEP_FILE
-    previous = read_json(path)
+    previous = read_sweep_record(directory)
     if previous is not None and previous.get("hash") == definition_hash:
-        recorded = recorded_now(previous, path)
+        recorded = recorded_now(previous, directory / SWEEP_FILE)
         if recorded is not None:
             return recorded
     return run_instant(knobs.environ)
+
+
+def read_sweep_record(directory: Path) -> dict[str, Any] | None:
+    """The sweep.json in `directory` (None if there is none): its definition's `hash` text
+    (its `now`: `recorded_now`); one that cannot be read is an error naming it."""
+    path = directory / SWEEP_FILE
+    record = read_record(path)
+    if record is not None:
+        record_field(record, "hash", path, is_text, "a sha256")
+    return record
 
 
 def canonical_hash(data: Any) -> str:

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import CACHE_DIR_VARIABLE, NO_CACHE_VARIABLE
+from compose.errors import OutputError
 
 _FOLDER = "docstrings"  # below the cache directory: each cache of compose in its own
 _SUFFIX = ".marshal"
@@ -117,19 +118,17 @@ def _is_index(classes: object) -> bool:
 
 
 def write(key: Key, classes: Stored) -> None:
-    """Store the index, whole or not at all (a temporary file renamed over the old one)."""
+    """Store the index, whole or not at all (compose's one writer: `compose._atomic`)."""
     path = _index_path(key)
     if path is None:
         return
-    temporary = f"{path}.{os.urandom(6).hex()}.tmp"  # each writer its own, threads too
-    try:
+    from compose._atomic import write_file  # noqa: PLC0415  # only a help screen that parsed a file writes
+
+    # not writable, or a value marshal can't store: parsed again next time
+    with contextlib.suppress(OSError, ValueError, OutputError):
+        data = marshal.dumps((key, classes))
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        with open(temporary, "xb") as stream:
-            stream.write(marshal.dumps((key, classes)))
-        os.replace(temporary, path)
-    except (OSError, ValueError):  # not writable, or a value marshal can't store
-        with contextlib.suppress(OSError):
-            os.remove(temporary)
+        write_file(path, data)
 
 
 def _index_path(key: Key) -> str | None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from conftest import TESTS, examples, run_compose
@@ -494,10 +495,10 @@ def test_a_file_that_cannot_be_written_leaves_every_file_as_it_was(
     write("b.toml", OLD)
     replace = os.replace
 
-    def refusing(source: str, target: str) -> None:
+    def refusing(source: str, target: str, **at: Any) -> None:
         if str(target).endswith("b.toml"):
             raise PermissionError(1, "Operation not permitted")
-        replace(source, target)
+        replace(source, target, **at)
 
     monkeypatch.setattr(os, "replace", refusing)
     code, out, err = _migrate(capsys, "a.toml", "b.toml")
@@ -665,6 +666,48 @@ def test_a_table_moved_whole_keeps_its_comments_and_layout(
     assert Path("t.toml").read_text() == "schema_version = 2\n\n" + text.replace(
         "trainer.oldoptim", "trainer.optim"
     )
+
+
+def test_a_read_only_file_is_refused_and_every_file_is_left_as_it_was(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Renaming over a read-only file would succeed (the directory is writable): compose
+    refuses it instead, before any file is written, and never makes it writable."""
+    write("a.toml", OLD)
+    write("b.toml", OLD)
+    os.chmod("b.toml", 0o444)
+    code, out, err = _migrate(capsys, "a.toml", "b.toml")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: b.toml: is read-only: it is not replaced, and nothing else was written; "
+        "make it writable (chmod u+w) if it is to be rewritten\n"
+    )
+    assert Path("a.toml").read_text() == OLD and Path("b.toml").read_text() == OLD
+    assert os.stat("b.toml").st_mode & 0o777 == 0o444
+    assert sorted(os.listdir()) == ["a.toml", "b.toml"]
+
+
+def test_ctrl_c_during_the_commit_waits_for_every_file(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interrupt arrives once every file is migrated: never some old, some new."""
+    write("a.toml", OLD)
+    write("b.toml", OLD)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    replace = os.replace
+
+    def interrupted(source: str, target: str, **at: Any) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # as if the user pressed Ctrl-C right now
+        replace(source, target, **at)
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _migrate(capsys, "a.toml", "b.toml")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert Path("a.toml").read_text() == MIGRATED and Path("b.toml").read_text() == MIGRATED
+    assert sorted(os.listdir()) == ["a.toml", "b.toml"]
 
 
 MOVING_INTO_A_TABLE = """

@@ -20,9 +20,8 @@ from pydantic import BaseModel, Field
 from schemas import Adam, CheckpointConfig, EnvConfig, MuonConfig, RLConfig, Sgd, TrainerConfig
 from strategies import instances
 
-from compose import BaseConfig, compose, to_toml, write_configs
+from compose import BaseConfig, _atomic, compose, to_toml, write_configs
 from compose._output import toml as _dump
-from compose._output import write as _write
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -331,16 +330,16 @@ def test_write_configs_leaves_nothing_when_one_value_cannot_be_rendered(
 def test_write_configs_leaves_nothing_when_a_file_cannot_be_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = _write._stage
+    real = _atomic._stage
     staged: list[str] = []
 
-    def fail_on_the_second(directory: Any, name: str, text: str, mode: int) -> str:
+    def fail_on_the_second(directory: Any, name: str, *args: Any) -> Any:
         staged.append(name)
         if len(staged) == 2:
             raise OSError("disk full")
-        return real(directory, name, text, mode)
+        return real(directory, name, *args)
 
-    monkeypatch.setattr(_write, "_stage", fail_on_the_second)
+    monkeypatch.setattr(_atomic, "_stage", fail_on_the_second)
     with pytest.raises(OSError, match="disk full"):
         write_configs(tmp_path, {"rl": RLConfig(), "trainer": TrainerConfig()})
     assert list((tmp_path / "configs").iterdir()) == []  # no target, no temporary file

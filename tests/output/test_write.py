@@ -13,6 +13,7 @@ import signal
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,9 @@ from typing import Any
 import pytest
 from conftest import run_python
 
-import compose._output.write
+import compose._atomic
 from compose import OutputError, write_configs
+from compose._atomic import NewFile
 
 OLD = {"trainer": {"run": "old"}, "orchestrator": {"run": "old"}, "inference": {"run": "old"}}
 NEW = {"trainer": {"run": "new"}, "orchestrator": {"run": "new"}, "inference": {"run": "new"}}
@@ -58,7 +60,7 @@ def test_a_commit_that_fails_part_way_puts_the_old_set_back(
 ) -> None:
     write_configs(tmp_path, OLD)
     before = _contents(tmp_path)
-    monkeypatch.setattr(os, "replace", _failing_on(2, error))  # as compose._output.write sees it
+    monkeypatch.setattr(os, "replace", _failing_on(2, error))  # as compose._atomic sees it
     with pytest.raises((OutputError, KeyboardInterrupt)):
         write_configs(tmp_path, NEW)
     assert _contents(tmp_path) == before
@@ -105,6 +107,25 @@ def test_ctrl_c_during_the_commit_arrives_after_it(
     assert [p.name for p in (tmp_path / "configs").iterdir() if p.name.startswith(".")] == []
 
 
+def _handled(send: Callable[[], None]) -> None:
+    """`send()` a SIGINT, and return once the handler in place (compose's, during a commit)
+    has run: delivered to another thread, it reaches the main thread's handler only when the
+    other thread is scheduled, which on a busy machine may be after the commit ended."""
+    handler = signal.getsignal(signal.SIGINT)
+    assert callable(handler)
+    arrived = threading.Event()
+
+    def noting(signum: int, frame: Any) -> None:
+        handler(signum, frame)
+        arrived.set()
+
+    signal.signal(signal.SIGINT, noting)
+    send()
+    deadline = time.monotonic() + 60  # a hang guard, not a speed goal
+    while not arrived.wait(0.01):  # the main thread runs a handler between bytecodes only
+        assert time.monotonic() < deadline, "the signal never reached its handler"
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX threads")
 @pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_that_another_thread_receives_waits_for_the_commit(
@@ -120,8 +141,9 @@ def test_ctrl_c_that_another_thread_receives_waits_for_the_commit(
     real = os.replace
 
     def replace(source: Any, target: Any, **kwargs: Any) -> None:
-        assert other.ident is not None
-        signal.pthread_kill(other.ident, signal.SIGINT)  # the kernel chose the other thread
+        ident = other.ident
+        assert ident is not None
+        _handled(lambda: signal.pthread_kill(ident, signal.SIGINT))  # the kernel chose the other
         real(source, target, **kwargs)
 
     monkeypatch.setattr(os, "replace", replace)
@@ -158,7 +180,7 @@ def test_a_writer_thread_commits_without_touching_the_handlers(tmp_path: Path) -
 
 _KILLED_MID_COMMIT = """
 import os, signal, sys
-import compose._output.write
+import compose._atomic
 from compose import write_configs
 
 real, seen = os.replace, [0]
@@ -168,7 +190,7 @@ def replace(source, target, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)
     real(source, target, **kwargs)
 
-compose._output.write.os.replace = replace
+compose._atomic.os.replace = replace
 runs = ("trainer", "orchestrator", "inference")
 write_configs(sys.argv[1], {name: {"run": "new"} for name in runs} | {"extra": {"run": "new"}})
 """
@@ -215,7 +237,7 @@ def test_a_writer_that_waited_too_long_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held = _hold_lock(tmp_path)
-    monkeypatch.setattr(compose._output.write, "_LOCK_WAIT", 0.2)
+    monkeypatch.setattr(compose._atomic, "_LOCK_WAIT", 0.2)
     try:
         with pytest.raises(OutputError) as caught:
             write_configs(tmp_path, NEW)
@@ -223,4 +245,59 @@ def test_a_writer_that_waited_too_long_says_so(
         os.close(held)
     assert str(caught.value) == (
         f"{tmp_path / 'configs'}: another process has been writing configs here for 0.2 s"
+    )
+
+
+def test_a_read_only_config_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    """A rename replaces a read-only file all the same: the writer refuses it first, and
+    leaves it read-only (never made writable behind its owner's back)."""
+    write_configs(tmp_path, OLD)
+    before = _contents(tmp_path)
+    target = tmp_path / "configs" / "orchestrator.toml"
+    target.chmod(0o444)
+    with pytest.raises(OutputError) as caught:
+        write_configs(tmp_path, NEW)
+    assert str(caught.value) == (
+        f"{target}: is read-only: it is not replaced, and nothing else was written; "
+        "make it writable (chmod u+w) if it is to be rewritten"
+    )
+    assert _contents(tmp_path) == before
+    assert target.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_write_across_directories_is_all_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One call's files in several directories (`compose migrate`'s): a rename failing in the
+    last puts back those already replaced in the others."""
+    first, second = tmp_path / "a" / "x.txt", tmp_path / "b" / "y.txt"
+    compose._atomic.write_files([NewFile(first, "old a\n"), NewFile(second, "old b\n")])
+    monkeypatch.setattr(os, "replace", _failing_on(2, OSError(5, "Input/output error")))
+    with pytest.raises(OutputError, match=r"cannot write y\.txt: Input/output error"):
+        compose._atomic.write_files([NewFile(first, "new a\n"), NewFile(second, "new b\n")])
+    assert (first.read_text(), second.read_text()) == ("old a\n", "old b\n")
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["x.txt", "y.txt"]
+
+
+def test_a_file_given_its_own_mode_keeps_it_whatever_the_umask(tmp_path: Path) -> None:
+    """A file rewritten in place keeps its mode (0644 under a umask of 077); a new one gets
+    the umask's."""
+    previous = os.umask(0o077)
+    try:
+        compose._atomic.write_files(
+            [NewFile(tmp_path / "kept.toml", "a = 1\n", 0o644), NewFile(tmp_path / "new", "")]
+        )
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "kept.toml").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_an_append_to_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "log.txt")  # nobody reads it: opening it to write would wait
+    with pytest.raises(OutputError) as caught:
+        compose._atomic.open_append(tmp_path / "log.txt")
+    assert str(caught.value) == (
+        f"{tmp_path / 'log.txt'}: is not a regular file: compose appends only to a file of its own"
     )

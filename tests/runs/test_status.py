@@ -100,7 +100,8 @@ def test_a_directory_without_a_usable_job_file_is_one_clear_error(tmp_path: Path
     code, out, err = run_command([*COMPOSE_JOB, str(tmp_path)])
     assert code == 2
     assert err == (
-        f"error: argv = [] (from {tmp_path}/job.json): expects a non-empty list of strings\n"
+        f"error: argv = [] (from {tmp_path}/job.json): expects a non-empty list of arguments, "
+        "text without a NUL or a lone surrogate\n"
     )
     assert not (tmp_path / "status.json").exists()
 

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from compose._atomic import open_append
 from compose._runs.executors.options import Where, at_least_one, check_options
 from compose._runs.jobs import Job, RunsOn
 from compose._runs.status import job_command, submitting
@@ -44,7 +45,7 @@ class LocalExecutor:
         if not jobs:
             return []
         Path(self.sweep_dir).mkdir(parents=True, exist_ok=True)
-        with submitting(jobs), open(Path(self.sweep_dir) / POOL_LOG, "ab") as log:
+        with submitting(jobs), open_append(Path(self.sweep_dir) / POOL_LOG) as log:
             supervisor = subprocess.Popen(
                 [sys.executable, "-m", __name__, str(self.max_parallel)],
                 stdin=subprocess.PIPE,

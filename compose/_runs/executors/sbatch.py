@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compose._atomic import NewFile, write_files
 from compose._runs.executors.options import (
     Kinds,
     Where,
@@ -109,12 +110,10 @@ class SbatchExecutor:
             if not _one_line(job.directory):  # it would shift every task after it
                 message = "cannot be a line of jobs.txt: it holds a line break"
                 raise ComposeError(message, value=job.directory, origin=f"point {job.name}")
-        self.sweep_dir.mkdir(parents=True, exist_ok=True)
-        (self.sweep_dir / JOBS).write_text(
-            "".join(f"{job.directory}\n" for job in jobs), encoding="utf-8"
-        )
         script = self.sweep_dir / SCRIPT
-        script.write_text(self.script(len(jobs)), encoding="utf-8")
+        listed = "".join(f"{job.directory}\n" for job in jobs)
+        files = [NewFile(self.sweep_dir / JOBS, listed), NewFile(script, self.script(len(jobs)))]
+        write_files(files, what="the sweep's batch files")
         return script
 
     def script(self, count: int) -> str:
