@@ -124,7 +124,7 @@ def compose(
         now=now,
         frozen=frozen,
     )
-    return compose_with([os.fspath(source) for source in sources], overrides, schema, knobs)
+    return compose_with(list(map(os.fspath, sources)), overrides, schema, knobs)
 
 
 def compose_with(

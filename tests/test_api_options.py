@@ -243,3 +243,13 @@ def test_the_type_checker_sees_the_schemas_type(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr) == (0, ""), done.stdout
     revealed = re.findall(r'Revealed type is "([^"]+)"', done.stdout)
     assert revealed == [*["typed.Job"] * 7, "dict[str, Any]"]
+
+
+def test_options_left_at_their_defaults_are_the_defaults_and_empty_ones_are_kept() -> None:
+    from compose._input.options import NO_OPTIONS, Options, options
+
+    assert options() == Options() == NO_OPTIONS
+    assert options(search_path=[]) == NO_OPTIONS
+    assert options(environ={}).environ == {}  # an empty environment is not os.environ
+    assert options(env_prefix="").env_prefix == ""  # refused where it is read, not dropped
+    assert options(search_path="conf").search_path == ("conf",)
