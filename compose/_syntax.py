@@ -76,7 +76,13 @@ FOUND_IN = "; found in "
 # `--sweep @ FILE`, `--sweep.KEY V1 V2`, the sweep's controls, and `--from-run DIR`. Matched
 # exactly (a field `sweep_count` is the schema's flag `--sweep-count`, not a sweep's), here only.
 SWEEP_FLAG = "--sweep"
-SWEEP_CONTROLS = ("--sweep-name", "--sweep-dir", "--sweep-executor", "--sweep-resume")
+SWEEP_CONTROLS = (
+    "--sweep-name",
+    "--sweep-dir",
+    "--sweep-output",
+    "--sweep-executor",
+    "--sweep-resume",
+)
 FROM_RUN_FLAG = "--from-run"
 
 
@@ -97,3 +103,16 @@ def is_sweep_flag(token: str) -> bool:
 def is_from_run_flag(token: str) -> bool:
     """Whether `token` is `--from-run` (or `--from-run=DIR`)."""
     return flag_name(token) == FROM_RUN_FLAG
+
+
+# The names of keys that hold a run's output directory: two points of a sweep holding the same
+# value at such a key would write over each other's outputs (`compose._runs.sweep`)
+OUTPUT_DIR_NAMES = ("output_dir", "out_dir")
+
+
+def is_output_dir_name(name: str) -> bool:
+    """Whether a key's last segment names an output directory: `output_dir`, `out_dir`, or
+    a name ending in `_output_dir` or `_out_dir` (`ckpt_out_dir`; not `layout_dir`), in
+    either case (`output-dir`)."""
+    name = snake_case(name)
+    return any(name == end or name.endswith("_" + end) for end in OUTPUT_DIR_NAMES)

@@ -10,10 +10,11 @@ An entry whose `bug` is set pins what the engine *should* print, not what it pri
 test fails until the engine is fixed (`bug` says what is wrong).
 
 Argv entries run `parse(schema, argv)`, which is what an entrypoint `app` built with
-`cli(schema)` does with `app ARGV...`; `{cwd}` in a message stands for the working directory.
-Most entries use `RLConfig` from `schemas.py`, a prime-rl-shaped schema. `check` entries run
-`compose check PATH...` over their files: a mistake in its mapping, `compose-check.toml`, is
-bad input to the check (exit 2) or a problem it finds (exit 1).
+`cli(schema)` does with `app ARGV...` (those of sweep mode, `--sweep...`, run sweep mode);
+`{cwd}` in a message stands for the working directory. Most entries use `RLConfig` from
+`schemas.py`, a prime-rl-shaped schema. `check` entries run `compose check PATH...` over
+their files: a mistake in its mapping, `compose-check.toml`, is bad input to the check
+(exit 2) or a problem it finds (exit 1).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from compose import (
     InterpolationError,
     Migration,
     OutputError,
+    PointError,
     SourceError,
     UnknownKeyError,
     convert_value,
@@ -1399,7 +1401,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         name="sweep-executor-unknown",
         title="An executor that does not exist",
         did="Misspelt the executor's name: `--sweep-executor lokal`.",
-        argv=_argv("--sweep.seed 1 2 --sweep-executor lokal"),
+        argv=_argv("--sweep.seed 1 2 --sweep-output output_dir --sweep-executor lokal"),
         error=ComposeError,
         message="sweep.executor = 'lokal' (from --sweep-executor): no such executor; did you "
         "mean local?",
@@ -1413,7 +1415,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         did="Misspelt an option in the sweep file's `[sweep.executor]` table.",
         files={
             "sweep.toml": '[sweep.executor]\nname = "local"\nmax_paralel = 4\n\n'
-            "[axes]\nseed = [1, 2]\n"
+            '[axes]\nseed = [1, 2]\n\n[sweep]\noutput = "output_dir"\n'
         },
         argv=_argv("--sweep @ sweep.toml"),
         error=ComposeError,
@@ -1429,7 +1431,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         did="Gave the sbatch executor a `job_name` with line breaks in it.",
         files={
             "sweep.toml": '[sweep.executor]\nname = "sbatch"\njob_name = "x\\ntouch PWNED\\n#"'
-            "\n\n[axes]\nseed = [1, 2]\n"
+            '\n\n[axes]\nseed = [1, 2]\n\n[sweep]\noutput = "output_dir"\n'
         },
         argv=_argv("--sweep @ sweep.toml"),
         error=ComposeError,
@@ -1444,8 +1446,8 @@ ENTRIES: tuple[Part | Case, ...] = (
         title="A command the executor cannot start",
         did="Named a script that is not on PATH as the command of a sweep run by `local`.",
         files={
-            "sweep.toml": '[sweep]\ncommand = ["trian.py"]\nexecutor = "local"\n\n'
-            "[axes]\nseed = [1, 2]\n"
+            "sweep.toml": '[sweep]\ncommand = ["trian.py"]\nexecutor = "local"\n'
+            'output = "output_dir"\n\n[axes]\nseed = [1, 2]\n'
         },
         argv=_argv("--sweep @ sweep.toml"),
         error=ComposeError,
@@ -1455,6 +1457,102 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="sweep.command",
         origin="sweep.toml:2",
         fix='Name a program on PATH or an executable file: `["python", "train.py"]`.',
+    ),
+    Case(
+        name="sweep-name-not-a-directory-name",
+        title="A sweep name that is no directory name",
+        did="Named a sweep `../elsewhere` to put it beside the others' directory.",
+        argv=("--sweep.seed", "1", "2", "--sweep-name", "../elsewhere"),
+        error=ComposeError,
+        message=(
+            "--sweep-name = '../elsewhere': a sweep's name is one directory name: letters, "
+            "digits and _ . = + -, not . or ..; name it with --sweep-name NAME (or name in "
+            "[sweep])"
+        ),
+        key="--sweep-name",
+        origin=None,
+        fix="Give a plain name, and say where sweeps go with `--sweep-dir DIR`.",
+    ),
+    Case(
+        name="sweep-control-empty",
+        title="An empty sweep control",
+        did='Gave `--sweep-dir "$RUNS"` with `RUNS` unset, meaning the default directory.',
+        argv=("--sweep.seed", "1", "2", "--sweep-dir", ""),
+        error=ComposeError,
+        message="--sweep-dir: is empty: give a value, or leave it out for the default",
+        key="--sweep-dir",
+        origin=None,
+        fix="Leave the flag out for the default, or give it a value.",
+    ),
+    Case(
+        name="sweep-control-wrong-type",
+        title="A sweep file's control of the wrong type",
+        did="Wrote a sweep file's `command` as one string instead of a list of words.",
+        files={"sweep.toml": '[sweep]\ncommand = "uv run rl"\n[axes]\nseed = [1, 2]\n'},
+        argv=("--sweep", "@", "sweep.toml"),
+        error=ComposeError,
+        message=(
+            "sweep.command = 'uv run rl' (from sweep.toml:2): command is a list of words, the "
+            'program first; command = ["uv", "run", "rl"]'
+        ),
+        key="sweep.command",
+        origin="sweep.toml:2",
+        fix='Write it as a list: `command = ["uv", "run", "rl"]`.',
+    ),
+    Case(
+        name="sweep-too-many-points",
+        title="A sweep past the size limit",
+        did="Swept two ranges whose product is 100,000 points.",
+        argv=("--sweep.seed", "{range = [0, 1000]}", "--sweep.max-steps", "{range = [1, 101]}"),
+        error=ComposeError,
+        message=(
+            "--sweep.seed: the sweep makes 100,000 points, past the limit of 10,000: seed "
+            "(1,000) x max-steps (100); sweep fewer values, or split it into sweeps of at most "
+            "10,000 points (each its own --sweep-name)"
+        ),
+        key=None,
+        origin="--sweep.seed",
+        fix="Sweep fewer values, or run several sweeps of at most 10,000 points (docs/15).",
+    ),
+    Case(
+        name="sweep-spaced-bounds-not-finite",
+        title="A `linspace` or `logspace` bound that is not a finite number",
+        did="Wrote `inf` as the high end of a `logspace`.",
+        argv=("--sweep.trainer.optim.lr", "{logspace = [1e-6, inf, 5]}"),
+        error=ComposeError,
+        message=(
+            "trainer.optim.lr = [1e-06, inf, 5] (from --sweep.trainer.optim.lr): logspace takes "
+            "finite numbers for low and high"
+        ),
+        key="trainer.optim.lr",
+        origin="--sweep.trainer.optim.lr",
+        fix="Give both ends as finite numbers (`1e-2`).",
+    ),
+    Case(
+        name="sweep-points-share-an-output-directory",
+        title="Points that would share an output directory",
+        did="Swept the seed without giving each point its own `output_dir`.",
+        argv=("--sweep.seed", "1", "2"),
+        error=ComposeError,
+        message=(
+            "output_dir = 'outputs': is the output directory of 2 of the 2 points (0, 1): they "
+            "would write over each other's; give each point its own with --sweep-output "
+            'output_dir (or output = "output_dir" in [sweep])'
+        ),
+        key="output_dir",
+        origin=None,
+        fix="Add `--sweep-output output_dir`: each point runs in its own directory.",
+    ),
+    Case(
+        name="sweep-mistake-every-point-shares",
+        title="A mistake every point of a sweep shares",
+        did="Misspelled `--sweep-name` as `--sweep-nmae`: the base command line took it.",
+        argv=("--sweep.seed", "1", "2", "--sweep-output", "output_dir", "--sweep-nmae", "x"),
+        error=PointError,
+        message="every point: --sweep-nmae = 'x': unknown key; did you mean --sweep-name?",
+        key="--sweep-nmae",
+        origin="--sweep-nmae",
+        fix="Correct the flag; a mistake all points share is said once.",
     ),
 )
 

@@ -176,6 +176,7 @@ cli(App, args=sys.argv[1:], prog="app")
 """
 RL = [sys.executable, "-m", "rl_app"]
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "reverse_text" / "rl.toml")
+OWN_DIRS = ["--sweep-output", "output_dir"]  # a sweep's table: each point its own output_dir
 
 
 @pytest.mark.parametrize(
@@ -184,7 +185,7 @@ EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "reverse_tex
         [*RL, "rl", "@", EXAMPLE, "--dry-run", "--output-dir", "out"],  # the files written
         [*RL, "rl", "@", EXAMPLE, "--output-dir", "out"],  # the launch plan
         [*RL, "trainer", "--output-dir", "out"],  # a component's line
-        [*RL, "rl", "@", EXAMPLE, "--sweep.max-steps", "1", "2", "--dry-run"],  # a sweep's table
+        [*RL, "rl", "@", EXAMPLE, "--sweep.max-steps", "1", "2", *OWN_DIRS, "--dry-run"],
         [sys.executable, "app.py", "--help"],  # help where errors are raised: cli(args=...)
         [COMPOSE, "show", "@", EXAMPLE],
         [COMPOSE, "migrate", "--help"],

@@ -152,14 +152,22 @@ def _raising(schema: type[M], args: list[str], prog: str, knobs: Options, shown:
 
 
 class SweepDone(Exception):  # not an error: how sweep mode ends `cli`
-    """Sweep mode did its work: `text`, the table of points, is printed and `cli` exits 0."""
+    """Sweep mode did its work: `text`, the table of points, is printed and `cli` exits 0; or
+    it was interrupted (Ctrl-C): `text` says what was left, on stderr, and `cli` exits 130."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, interrupted: bool = False) -> None:
         super().__init__(text)
         self.text = text
+        self.interrupted = interrupted
+
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT: what the shell sees when a program ends on Ctrl-C
 
 
 def _show_sweep(done: SweepDone) -> NoReturn:
+    if done.interrupted:
+        write_text(sys.stderr, done.text)
+        raise SystemExit(EXIT_INTERRUPTED)
     with output_may_close():
         write_text(sys.stdout, done.text)
     raise SystemExit(0)
@@ -167,7 +175,8 @@ def _show_sweep(done: SweepDone) -> NoReturn:
 
 def _runs(schema: type[M], args: list[str], prog: str, knobs: Options) -> tuple[list[str], Options]:
     """`--from-run DIR` replaced by the run's argv, and the options to compose with (at the
-    run's instant, if it recorded one); sweep mode run to its end (`SweepDone`).
+    run's instant, if it recorded one); sweep mode run to its end (`SweepDone`), or, with
+    `--help`, the base command line, whose help is the help every point has.
     `compose._runs` is imported only when a command line asks for it."""
     if any(map(is_from_run_flag, args)):
         from compose._runs.rerun import rerun  # noqa: PLC0415  # only when asked
@@ -176,10 +185,75 @@ def _runs(schema: type[M], args: list[str], prog: str, knobs: Options) -> tuple[
         if recorded is not None:
             knobs = knobs.but(now=recorded)
     if any(map(is_sweep_flag, args)) and _bare_help(args) is None:
-        from compose._runs.command import run_sweep  # noqa: PLC0415  # only when asked
+        from compose._runs.command import help_argv, run_sweep  # noqa: PLC0415  # only when asked
 
-        raise SweepDone(run_sweep(schema, args, prog, knobs))
+        base = help_argv(args)
+        if base is not None:
+            return base, knobs
+        progress = SweepProgress(sys.stderr)
+        try:
+            text = run_sweep(schema, args, prog, knobs, progress=progress)
+        except KeyboardInterrupt:  # said once the progress line is cleared (finally)
+            raise SweepDone(progress.interrupted(), interrupted=True) from None
+        finally:
+            progress.end()
+        raise SweepDone(text)
     return args, knobs
+
+
+LARGE_SWEEP = 1_000  # points: off a terminal, a sweep this large reports its progress...
+PROGRESS_EVERY = 1_000  # ... a line per this many points composed, then written
+
+
+class SweepProgress:
+    """Sweep mode's progress on stderr, as `compose._runs` tells it of each point composed and
+    written: on a terminal, one line that updates and is cleared when the sweep ends (before
+    its table or error); elsewhere (a log, a test's captured output) only for a sweep of
+    `LARGE_SWEEP` points or more, a line per `PROGRESS_EVERY` points and one at each end."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.terminal = _terminal(stream)
+        self.what, self.done, self.total = "", 0, 0
+        self.shown = 0  # the length of the line a terminal shows, to clear
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        self.what, self.done, self.total = what, done, total
+        text = f"{what} {done:,}/{total:,} points"
+        if self.terminal:
+            if done == total or done % max(1, total // 100) == 0:
+                self._line(text)
+        elif total >= LARGE_SWEEP and (done % PROGRESS_EVERY == 0 or done == total):
+            write_text(self.stream, text + "\n")
+            self.stream.flush()
+
+    def _line(self, text: str) -> None:
+        line = text.ljust(self.shown)  # over all of the longer line before it
+        write_text(self.stream, "\r" + line)
+        self.stream.flush()
+        self.shown = len(line)
+
+    def end(self) -> None:
+        """Clear the terminal's line, if one is shown."""
+        if self.shown:
+            write_text(self.stream, "\r" + " " * self.shown + "\r")
+            self.stream.flush()
+            self.shown = 0
+
+    def interrupted(self) -> str:
+        """What an interrupted sweep left, for the user to go on from."""
+        if self.what != "writing":
+            return "interrupted: nothing was written or submitted\n"
+        if self.done < self.total:
+            return (
+                f"interrupted: the records of {self.done:,} of {self.total:,} points are "
+                "written, each whole, and nothing is submitted; the same command writes the "
+                "rest (with --sweep-resume it also skips the points that finished)\n"
+            )
+        return (
+            "interrupted: every record is written; some points may have been submitted, "
+            "their job ids not recorded in the manifest\n"
+        )
 
 
 def _described(asked: HelpRequested, description: str | None) -> HelpRequested:

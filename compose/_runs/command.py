@@ -10,6 +10,7 @@ say what was done as a table of points. `cli()` prints it and exits 0; any bad i
     --sweep.KEY V1 V2 ...   a product axis; one '{range = [0, 3]}' token is a generator
     --sweep-name NAME       the sweep's directory name (default: the file's stem, or "sweep")
     --sweep-dir DIR         where it goes (default: runs)
+    --sweep-output KEY      the key set to each point's own directory (`output_dir`)
     --sweep-executor NAME   none, local, submitit, sbatch, ray (default: none)
     --sweep-resume          skip the points whose status says finished
     --dry-run               write the records, submit nothing (not passed to the points)
@@ -23,19 +24,24 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._input.argv import FileItem, ValueItem, item_spans
+from compose._input.argv import FileItem, HelpItem, ValueItem, item_spans
 from compose._input.options import Options
 from compose._runs.define import cli_text
 from compose._runs.records import open_sweep_executor, submit_sweep, write_sweep
-from compose._runs.sweep import Point, Sweep, sweep_with
+from compose._runs.sweep import Point, Progress, Sweep, axes_masker, control_text, sweep_with
 from compose._syntax import SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
-from compose.errors import ArgvError
+from compose.errors import ArgvError, printable
 
 SWEEP = "sweep"
 DRY_RUN = "--dry-run"
-_ONE_VALUE = {"--sweep-name": "name", "--sweep-dir": "dir", "--sweep-executor": "executor"}
+_ONE_VALUE = {
+    "--sweep-name": "name",
+    "--sweep-dir": "dir",
+    "--sweep-output": "output",
+    "--sweep-executor": "executor",
+}
 _SWITCHES = {"--sweep-resume", DRY_RUN}
 
 
@@ -52,8 +58,11 @@ class _SweepArgs:
         self.files: list[str] = []
         self.axes: dict[str, Any] = {}
         self.controls: dict[str, Any] = {}
+        self.origins: dict[str, str] = {}  # control -> the flag that gave it
         self.switches: set[str] = set()
+        self.help = False
         for item, given in item_spans(tokens):
+            self.help = self.help or isinstance(item, HelpItem)
             if not self._take(item):
                 self.base.extend(given)
 
@@ -69,7 +78,9 @@ class _SweepArgs:
         elif flag in _ONE_VALUE:
             if len(item.tokens) != 1:
                 raise ArgvError("takes one value", key=item.shown, value=" ".join(item.tokens))
-            self.controls[_ONE_VALUE[flag]] = item.tokens[0]
+            control = _ONE_VALUE[flag]
+            self.controls[control] = control_text(item.tokens[0], item.shown, None)
+            self.origins[control] = item.shown
         elif flag in _SWITCHES and not item.tokens:
             self.switches.add(flag)
         elif is_sweep_flag(flag):
@@ -100,41 +111,74 @@ def _axis(item: ValueItem) -> Any:
     return list(item.tokens)
 
 
-def run_sweep(schema: type[BaseModel], tokens: Sequence[str], prog: str, knobs: Options) -> str:
-    """Sweep mode, start to end: the text to print (see the module docstring)."""
+def help_argv(tokens: Sequence[str]) -> list[str] | None:
+    """The base command line, without the sweep's flags, when `tokens` ask for help: `--help`
+    beside `--sweep...` is the help of what every point composes (None: no help asked)."""
     args = _SweepArgs(list(tokens))
-    made = sweep_with(schema, args.base, knobs, args.files, args.axes, prog, args.controls)
+    return args.base if args.help else None
+
+
+def run_sweep(
+    schema: type[BaseModel],
+    tokens: Sequence[str],
+    prog: str,
+    knobs: Options,
+    *,
+    progress: Progress | None = None,
+) -> str:
+    """Sweep mode, start to end: the text to print (see the module docstring). `progress` is
+    told of each point composed, then of each written."""
+    args = _SweepArgs(list(tokens))
+    made = sweep_with(
+        schema,
+        args.base,
+        knobs,
+        args.files,
+        args.axes,
+        prog,
+        args.controls,
+        given_origins=args.origins,
+        progress=progress,
+    )
     executor = open_sweep_executor(made)
     dry = DRY_RUN in args.switches
     if not dry:
         executor.ready()  # a cluster that cannot take the jobs: nothing written, nothing submitted
-    points = write_sweep(made, resume="--sweep-resume" in args.switches)
+    points = write_sweep(made, resume="--sweep-resume" in args.switches, progress=progress)
     job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
     return points_table(
-        made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry
+        schema, made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry
     )
 
 
 def points_table(
-    made: Sweep[Any], submitted: Sequence[Point[Any]], job_ids: Mapping[str, str], dry: bool
+    schema: type[BaseModel],
+    made: Sweep[Any],
+    submitted: Sequence[Point[Any]],
+    job_ids: Mapping[str, str],
+    dry: bool,
 ) -> str:
-    """The table of points: index, name, axis values, job id (`-` for none)."""
+    """The table of points: index, name, axis values, job id (`-` for none). What it shows is
+    masked (a swept secret) and printable (a value's control characters escaped, as errors
+    show them)."""
     keys = list(dict.fromkeys(key for point in made.points for key in point.axes))
-    header = ["#", "name", *keys, "job"]
+    header = ["#", "name", *map(printable, keys), "job"]
     rows = [header]
     names = {point.name for point in submitted}
+    masked = axes_masker(schema)
     for point in made.points:
         job = job_ids.get(point.name) or ("-" if point.name in names else "finished")
-        values = [cli_text(point.axes[key]) if key in point.axes else "" for key in keys]
-        rows.append([str(point.index), point.name, *values, job])
+        shown = masked(point.axes)
+        values = [printable(cli_text(shown[key])) if key in shown else "" for key in keys]
+        rows.append([str(point.index), point.name, *values, printable(job)])
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in rows
     ]
     state = "dry run: records written, nothing submitted" if dry else f"executor {made.executor}"
-    where = _shown_dir(made.directory)
-    head = f"sweep {made.name}: {len(made.points)} points in {where} ({state})"
+    where = printable(_shown_dir(made.directory))
+    head = f"sweep {made.name}: {len(made.points)} points in {where} ({printable(state)})"
     return "\n".join([head, *lines]) + "\n"
 
 

@@ -29,45 +29,60 @@ from compose._runs.jobs import FINISHED, JOB_FILE, Executor, Job
 from compose._runs.provenance import git_state, versions
 from compose._runs.run import RUN_FILE, config_file, record_mode, run_record
 from compose._runs.status import job_record, read_status
-from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins, read_sweep_record
+from compose._runs.sweep import (
+    SWEEP_FILE,
+    Point,
+    Progress,
+    Sweep,
+    point_origins,
+    read_sweep_record,
+)
 from compose.errors import ComposeError, SourceError
 
 MANIFEST_FILE = "manifest.jsonl"
 
 
-def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
+def write_sweep(
+    sweep: Sweep[Any], *, resume: bool = False, progress: Progress | None = None
+) -> list[Point[Any]]:
     """Write every point's run record, the manifest and sweep.json; return the points to run.
 
     An existing sweep directory must hold the same definition (then this rewrites the same
     records); with `resume`, points whose status.json says finished are kept as they are and
-    left out of the points returned. Raises `ComposeError` for a changed definition."""
+    left out of the points returned. Raises `ComposeError` for a changed definition.
+
+    sweep.json is written first, so the directory is this definition's before any point is
+    written, and the manifest last: an interrupted write leaves some points' records, whole,
+    beside the sweep.json that the same command (or `--sweep-resume`) completes and another
+    definition is refused by. `progress(what, done, total)` is told of each point written."""
     previous = read_sweep_record(sweep.directory)
     if previous is not None and previous["hash"] != sweep.definition_hash:
         raise _changed(sweep, previous, resume)
     finished = {point.name for point in sweep.points if resume and _finished(point)}
     made_with = {"git": git_state(sweep.cwd), "versions": versions()}  # asked once per sweep
-    secrets: set[str] = set()
-    for point in sweep.points:
-        held = secret_texts(point.config)
-        secrets |= held
-        if point.name not in finished:
-            _write_point(sweep, point, made_with, held)
+    held = {point.name: secret_texts(point.config) for point in sweep.points}
+    secrets = set().union(*held.values())
     instant = {} if sweep.now is None else {"now": sweep.now.isoformat()}
     definition = {"hash": sweep.definition_hash, **instant, **sweep.definition}
-    kept = _manifest_by_name(sweep.directory) if finished else {}
-    lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
     write_files(
         [
             NewFile(
                 sweep.directory / SWEEP_FILE,
                 record_text(definition),
                 record_mode(definition, secrets),
-            ),
-            _manifest_file(sweep.directory, lines, secrets),
+            )
         ],
         what="records",
     )
-    return [point for point in sweep.points if point.name not in finished]
+    todo = [point for point in sweep.points if point.name not in finished]
+    for done, point in enumerate(todo, start=1):
+        _write_point(sweep, point, made_with, held[point.name])
+        if progress is not None:
+            progress("writing", done, len(todo))
+    kept = _manifest_by_name(sweep.directory) if finished else {}
+    lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
+    write_files([_manifest_file(sweep.directory, lines, secrets)], what="records")
+    return todo
 
 
 def jobs_of(sweep: Sweep[Any], points: Sequence[Point[Any]]) -> list[Job]:

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -28,13 +28,35 @@ from compose._input.options import Options, Resolvers, options
 from compose._input.search import Dirs
 from compose._interp.clock import run_instant
 from compose._jsonfile import is_text, read_record, record_field
-from compose._runs.define import Axes, Where, axis_values, expand, override, product
+from compose._runs.define import (
+    Axes,
+    Definition,
+    Where,
+    axis_part,
+    check_count,
+    define,
+    made,
+    override,
+)
 from compose._runs.fingerprint import fingerprint
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
-from compose._syntax import SECRET_MASK, SWEEP_CONTROLS, SWEEP_FLAG, kebab_case, snake_case
+from compose._schema.secrets import holds_secrets, masked_secrets, masked_value, names_secret
+from compose._schema.shape import model_shape
+from compose._schema.walk import walk
+from compose._syntax import (
+    SECRET_MASK,
+    SWEEP_CONTROLS,
+    SWEEP_FLAG,
+    dotted,
+    flag_name,
+    is_output_dir_name,
+    kebab_case,
+    snake_case,
+    split_dotted,
+)
 from compose._tree import KeyPath
-from compose.errors import ComposeError, UnknownKeyError, closest, gather
+from compose.errors import ComposeError, UnknownKeyError, closest, gather, printable
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
@@ -44,6 +66,8 @@ DEFAULT_DIR = "runs"
 SWEEP_FILE = "sweep.json"  # in the sweep's directory: its definition, hash and instant
 NAME_CHARS = 12  # of the fingerprint's hex: a point directory's name
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.=+-]*")
+# Told of each point as a sweep goes: `progress("composing" | "writing", done, total)`
+Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -118,7 +142,7 @@ class PointError(ComposeError):
         super().__init__(message, **fields)
 
     def format(self) -> str:
-        return f"{self.point}: {super().format()}"
+        return f"{printable(self.point)}: {super().format()}"  # axes as typed: any character
 
     def evolve(self, **changes: object) -> ComposeError:
         fields: dict[str, Any] = {"key": self.key, "origin": self.origin, "hint": self.hint}
@@ -190,34 +214,44 @@ def sweep_with(
     axes: Mapping[str, Any] | None = None,
     prog: str | None = None,
     given: Mapping[str, Any] | None = None,
+    *,
+    given_origins: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
 ) -> Sweep[M]:
     """`sweep`, its composing keywords as one `Options` value (the app's `default=` reaches
     every point too), and the controls it was `given` (`name`, `dir`, `output`, `command`,
-    `executor`: None where not given) over the sweep files' `[sweep]` tables."""
+    `executor`: None where not given) over the sweep files' `[sweep]` tables; `given_origins`
+    says where each was given (the flag), for its errors. `progress(what, done, total)` is
+    told of each point composed.
+
+    The sweep's count of points is known, and held to `MAX_POINTS`, before any is made."""
     files = FileCache()
-    controls, blocks, tables = _read_sweep_files(sweep_files)
-    given = {k: v for k, v in (given or {}).items() if v is not None}
-    controls.update(given)
-    flags = {key: f"{SWEEP_FLAG}-{key}" for key in given}  # --sweep-name NAME gives `name`
-    controls["_origins"].update(
-        {key: _given_as(flag) for key, flag in flags.items() if flag in SWEEP_CONTROLS}
-    )
-    expansions = [expand(block, where) for block, where in blocks]
-    factors = [expansion.points for expansion in expansions]
-    if axes:
-        factors.extend(_flag_axes(axes))
-    if not factors:
+    read = _read_sweep_files(sweep_files)
+    controls, control_origins = read.controls, read.origins
+    for control, value in (given or {}).items():
+        if value is not None:
+            controls[control] = value
+            flag = (given_origins or {}).get(control)  # None: given in code
+            control_origins[control] = flag
+            if flag is not None:
+                read.wheres[control] = _given_as(flag)
+            else:
+                read.wheres.pop(control, None)
+    parts = [definition.part for definition in read.definitions]
+    parts.extend(axis_part(key, spec, f"--sweep.{key}") for key, spec in (axes or {}).items())
+    if not parts:
         raise ComposeError("nothing to sweep", hint="add --sweep @ FILE or --sweep.KEY V1 V2 ...")
-    points = product(factors, "the sweep")
-    origins = {key: o for expansion in expansions for key, o in expansion.origins.items()}
+    check_count(parts, "the sweep")
+    origins = {key: o for definition in read.definitions for key, o in definition.origins.items()}
     origins.update({key: f"--sweep.{key}" for key in axes or {}})
-    _check_keys(schema, origins)
+    settings = _Settings(controls, control_origins, prog)
+    _check_keys(schema, origins, settings)
+    points = made(parts, "the sweep")
     base = tuple(argv)
-    settings = _Settings(controls, prog)
     definition = {
         "prog": settings.prog,
         "argv": list(base),
-        "sweep": tables,
+        "sweep": read.tables,
         "axes": dict(axes or {}),
         "command": list(settings.command),
         "output": settings.output,
@@ -225,24 +259,26 @@ def sweep_with(
     definition_hash = canonical_hash(definition)
     instant = _sweep_instant(knobs, settings.directory, definition_hash)
     at_instant = knobs.but(now=instant)
-    made = _compose_points(schema, base, points, settings, files, at_instant)
+    composed = _compose_points(schema, base, points, settings, files, at_instant, progress)
+    base_origins = leaf_origins(schema, base, files, at_instant)
+    _check_output_dirs(composed, settings.output, base_origins)
     return Sweep(
         name=settings.name,
         directory=settings.directory,
         prog=settings.prog,
         base_argv=base,
-        points=tuple(made),
+        points=tuple(composed),
         command=settings.command,
         output=settings.output,
         executor=settings.executor,
         executor_options=settings.executor_options,
         definition=definition,
         definition_hash=definition_hash,
-        origins=leaf_origins(schema, base, files, at_instant),
+        origins=base_origins,
         sources={shown: sha256_text(text) for shown, text in files.texts.items()},
         cwd=os.getcwd(),
         now=instant,
-        control_origins=controls["_origins"],
+        control_origins=read.wheres,
     )
 
 
@@ -278,14 +314,20 @@ def canonical_hash(data: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _read_sweep_files(
-    paths: Sequence[Source],
-) -> tuple[dict[str, Any], list[tuple[Mapping[str, Any], Where]], list[Any]]:
-    """The controls (later files win), each file's block and where its keys are written, and
-    the tables as read (for sweep.json)."""
-    controls: dict[str, Any] = {"_origins": {}}  # and each control's file's `Where`
-    blocks: list[tuple[Mapping[str, Any], Where]] = []
-    tables: list[Any] = []
+@dataclass
+class _SweepFiles:
+    """What the sweep files say: the controls (later files win) and where each was written,
+    each file's block checked and counted, and the tables as read (for sweep.json)."""
+
+    controls: dict[str, Any] = field(default_factory=dict)
+    origins: dict[str, str | None] = field(default_factory=dict)
+    wheres: dict[str, Where] = field(default_factory=dict)  # the lines of a control's own keys
+    definitions: list[Definition] = field(default_factory=list)
+    tables: list[Any] = field(default_factory=list)
+
+
+def _read_sweep_files(paths: Sequence[Source]) -> _SweepFiles:
+    read = _SweepFiles()
     for path in paths:
         table, source = load_file(os.fspath(path))
         where: Where = source.at
@@ -303,58 +345,138 @@ def _read_sweep_files(
                     origin=where(("sweep", key)),
                     hint=f"did you mean sweep.{hint}?" if hint else None,
                 )
-        controls.setdefault("_stem", Path(os.fspath(path)).stem)
-        controls.update(own)
-        controls["_origins"].update(dict.fromkeys(own, where))
-        tables.append(
+            read.origins[key] = where(("sweep", key))
+            read.wheres[key] = where
+        if "_stem" not in read.controls:
+            read.controls["_stem"] = Path(os.fspath(path)).stem
+            read.origins["_stem"] = source.shown
+        read.controls.update(own)
+        read.tables.append(
             {"sweep": {k: v for k, v in own.items() if k in ("output", "command")}, **table}
         )
         if table:
-            blocks.append((table, where))
-    return controls, blocks, tables
+            read.definitions.append(define(table, where))
+    return read
 
 
-def _flag_axes(axes: Mapping[str, Any]) -> list[list[Axes]]:
-    return [
-        [{key: v} for v in axis_values(key, spec, f"--sweep.{key}")] for key, spec in axes.items()
-    ]
+def control_text(value: Any, key: str, origin: str | None) -> str:
+    """A control given as text (a sweep's name, its directory, its output key, an executor's
+    name), from a flag, a sweep file or `sweep()`: text that names something. Empty text is an
+    error, never the default, as is what is not text (`dir = 5`)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise ComposeError("takes text (a TOML string)", key=key, value=value, origin=origin)
+    if not value:
+        raise ComposeError(
+            "is empty: give a value, or leave it out for the default", key=key, origin=origin
+        )
+    if "\0" in value:
+        raise ComposeError("holds a NUL character, which names nothing", key=key, origin=origin)
+    return value
 
 
 class _Settings:
-    """The controls of a sweep, with their defaults, checked."""
+    """The controls of a sweep, with their defaults, checked, and where each was given."""
 
-    def __init__(self, controls: Mapping[str, Any], prog: str | None) -> None:
+    def __init__(
+        self, controls: Mapping[str, Any], origins: Mapping[str, str | None], prog: str | None
+    ) -> None:
         self.prog = prog or program_name()
-        self.name = str(controls.get("name") or controls.get("_stem") or "sweep")
-        if not _PLAIN_NAME.fullmatch(self.name):
-            raise ComposeError(
-                "a sweep's name is a directory name (letters, digits, _ . = + -)",
-                key="sweep.name",
-                value=self.name,
-            )
-        self.directory = (
-            Path(os.path.abspath(os.fspath(controls.get("dir") or DEFAULT_DIR))) / self.name
-        )
+        self.origins = origins
+        self.name = self._name(controls)
+        self.directory = self._directory(controls.get("dir"))
         output = controls.get("output")
-        self.output = ".".join(map(snake_case, str(output).split("."))) if output else None
-        command = controls.get("command") or launched_as(self.prog)
-        if isinstance(command, str) or not all(isinstance(t, str) for t in command):
-            raise ComposeError("command is a list of words", key="sweep.command", value=command)
-        self.command = tuple(command)
-        executor = controls.get("executor", "none")  # "" is no executor's name: an error
-        options: dict[str, Any] = {}
+        self.output = None
+        if output is not None:
+            text = control_text(output, *self._at("output"))
+            self.output = ".".join(map(snake_case, text.split(".")))
+        self.command = self._command(controls.get("command"))
+        self.executor, self.executor_options = self._executor(controls.get("executor"))
+
+    def _at(self, control: str) -> tuple[str, str | None]:
+        """What an error about `control` names: the flag that gave it (`--sweep-name`), else
+        `sweep.CONTROL` and where it was written (a sweep file's line)."""
+        origin = self.origins.get(control)
+        if origin is not None and origin.startswith("--"):
+            return origin, None
+        return f"sweep.{control}", origin
+
+    def _name(self, controls: Mapping[str, Any]) -> str:
+        """One path segment: a name that leaves the sweep's directory (`..`, `a/b`) is none."""
+        if "name" in controls:
+            key, origin = self._at("name")
+            name = control_text(controls["name"], key, origin)
+        else:  # the first sweep file's stem
+            key, origin = "sweep.name", self.origins.get("_stem")
+            name = str(controls.get("_stem") or "sweep")
+        if not _PLAIN_NAME.fullmatch(name) or name in (".", ".."):
+            raise ComposeError(
+                "a sweep's name is one directory name: letters, digits and _ . = + -, not . or ..",
+                key=key,
+                value=name,
+                origin=origin,
+                hint="name it with --sweep-name NAME (or name in [sweep])",
+            )
+        return name
+
+    def _directory(self, given: Any) -> Path:
+        """`DIR/NAME`, absolute. DIR may be any directory; the sweep's own is a child of it,
+        also once links are resolved (a `runs/NAME` linked elsewhere would write there)."""
+        base = DEFAULT_DIR if given is None else control_text(given, *self._at("dir"))
+        parent = Path(os.path.abspath(base))
+        directory = parent / self.name
+        resolved = os.path.realpath(directory)
+        if os.path.dirname(resolved) != os.path.realpath(parent):
+            raise ComposeError(
+                f"is a link to {resolved}: a sweep writes only in its own directory, inside "
+                f"{parent}",
+                key=str(directory),
+                hint="remove the link, or give the sweep another name",
+            )
+        return directory
+
+    def _command(self, command: Any) -> tuple[str, ...]:
+        if command is None:
+            return tuple(launched_as(self.prog))
+        if (
+            not isinstance(command, (list, tuple))
+            or not command
+            or not all(isinstance(word, str) and word and "\0" not in word for word in command)
+        ):
+            key, origin = self._at("command")
+            raise ComposeError(
+                "command is a list of words, the program first",
+                key=key,
+                value=command,
+                origin=origin,
+                hint='command = ["uv", "run", "rl"]',
+            )
+        return tuple(command)
+
+    def _executor(self, executor: Any) -> tuple[str, dict[str, Any]]:
+        """The executor's name and options: text, or a table with `name` and its options."""
+        key, origin = self._at("executor")
+        if executor is None:
+            return "none", {}
         if isinstance(executor, Mapping):
-            options = {k: v for k, v in executor.items() if k != "name"}
-            executor = executor.get("name", "none")
-        self.executor = str(executor)
-        self.executor_options = options
+            options = {name: value for name, value in executor.items() if name != "name"}
+            return control_text(executor.get("name", "none"), f"{key}.name", origin), options
+        return control_text(executor, key, origin), {}
 
 
-def _check_keys(schema: type[BaseModel], origins: Mapping[str, str]) -> None:
-    """Every axis key names a field of the schema (all at once, with a did-you-mean)."""
+def _check_keys(schema: type[BaseModel], origins: Mapping[str, str], settings: _Settings) -> None:
+    """Every axis key, and the output key, names a field of the schema (all at once, each
+    with a did-you-mean)."""
     flags = set(all_flags(schema))
+    named: list[tuple[str, str | None, str]] = [
+        (key, origin, "to sweep") for key, origin in origins.items()
+    ]
+    if settings.output is not None:
+        where = settings.origins.get("output")
+        named.append((settings.output, where, "to set to each point's directory"))
     errors: list[ComposeError] = []
-    for key, origin in origins.items():
+    for key, origin, purpose in named:
         flag = re.sub(r"\.\d+(?=\.|$)", ".0", "--" + kebab_case(key))
         if flag in flags or _below_a_leaf(flag, flags):
             continue
@@ -363,7 +485,7 @@ def _check_keys(schema: type[BaseModel], origins: Mapping[str, str]) -> None:
         found = suggest(shape_of(schema), "--" + key)
         errors.append(
             UnknownKeyError(
-                "unknown key: the schema has no such field to sweep",
+                f"unknown key: the schema has no such field {purpose}",
                 key=key,
                 origin=origin,
                 hint=f"did you mean {found.removeprefix('--')}?" if found else None,
@@ -390,31 +512,78 @@ def _compose_points(
     settings: _Settings,
     files: FileCache,
     knobs: Options,
+    progress: Progress | None,
 ) -> list[Point[M]]:
-    made: list[Point[M]] = []
-    errors: list[ComposeError] = []
+    composed: list[Point[M]] = []
+    failures: list[tuple[int, ComposeError]] = []
     seen: dict[str, int] = {}
     for index, axes in enumerate(points):
         overrides = tuple(token for key, value in axes.items() for token in override(key, value))
         try:
             point = _compose_point(schema, base, index, axes, overrides, settings, files, knobs)
         except ComposeError as error:
-            described = describe_point(index, _masked_axes(schema, axes))
-            errors.extend(_in_point(e, described) for e in error.errors)
-            continue
-        if point.name in seen:
-            errors.append(
-                ComposeError(
-                    f"composes the same config as point {seen[point.name]}: an axis repeats a "
-                    "value, or sets what the rest of the command line overrides",
-                    origin=describe_point(index, _masked_axes(schema, axes)),
+            failures.extend((index, each) for each in error.errors)
+        else:
+            if point.name in seen:
+                failures.append(
+                    (
+                        index,
+                        ComposeError(
+                            f"composes the same config as point {seen[point.name]}: an axis "
+                            "repeats a value, or sets what the rest of the command line "
+                            "overrides"
+                        ),
+                    )
                 )
-            )
-        seen[point.name] = index
-        made.append(point)
-    if errors:
-        raise gather(errors)
-    return made
+            seen[point.name] = index
+            composed.append(point)
+        if progress is not None:
+            progress("composing", index + 1, len(points))
+    if failures:
+        raise gather(_point_errors(schema, points, failures))
+    return composed
+
+
+def _point_errors(
+    schema: type[BaseModel], points: list[Axes], failures: list[tuple[int, ComposeError]]
+) -> list[ComposeError]:
+    """Each failure named by its point; one that every point shares (the same key, value,
+    origin and message: a mistake in the base command line) said once, for every point."""
+    indices: dict[str, set[int]] = {}
+    for index, error in failures:
+        indices.setdefault(_said(error), set()).add(index)
+    every = {said for said, found in indices.items() if len(found) == len(points) > 1}
+    masked = axes_masker(schema)
+    errors: list[ComposeError] = []
+    told: set[str] = set()
+    for index, error in failures:
+        said = _said(error)
+        if said not in every:
+            described = describe_point(index, masked(points[index]))
+            errors.append(_in_point(_toward_a_control(error), described))
+        elif said not in told:
+            told.add(said)
+            errors.append(_in_point(_toward_a_control(error), "every point"))
+    return errors
+
+
+def _said(error: ComposeError) -> str:
+    return f"{type(error).__name__}: {error.format()}"
+
+
+def _toward_a_control(error: ComposeError) -> ComposeError:
+    """An unknown flag the schema has nothing near: a did-you-mean to a flag of sweep mode
+    close to it (`--sweep-nmae`), else, for one spelt like them (`--sweep-colour`), theirs."""
+    if not isinstance(error, UnknownKeyError) or error.hint or not error.key:
+        return error
+    flag = flag_name(error.key)
+    near = closest(flag, (SWEEP_FLAG, *SWEEP_CONTROLS), cutoff=0.8)
+    if near is not None:
+        return error.evolve(hint=f"did you mean {near}?")
+    if flag.startswith(SWEEP_FLAG):
+        flags = ", ".join((f"{SWEEP_FLAG} @ FILE", f"{SWEEP_FLAG}.KEY", *SWEEP_CONTROLS))
+        return error.evolve(hint=f"nor is it a flag of sweep mode: {flags}")
+    return error
 
 
 def _compose_point(
@@ -440,6 +609,64 @@ def _compose_point(
         argv = (*argv, f"--{output}={directory}")
         config = parse_with(schema, argv, knobs, prog=settings.prog, files=files)
     return Point(index, typed_axes(config, axes), overrides, argv, config, digest, directory)
+
+
+def _check_output_dirs(
+    points: Sequence[Point[Any]], output: str | None, origins: Mapping[str, str]
+) -> None:
+    """No two points share an output directory: the value of a key named as one
+    (`is_output_dir_name`: `output_dir`, `trainer.ckpt_out_dir`) that two points' configs
+    hold alike is an error, before anything is written or run. The sweep's output key, and
+    what is interpolated from it, differs by point; so does a swept directory."""
+    holders: dict[tuple[str, str], list[int]] = {}
+    for point in points:
+        for key, directory in output_dirs(point.config):
+            holders.setdefault((key, os.path.normpath(directory)), []).append(point.index)
+    errors: list[ComposeError] = []
+    for (key, directory), indices in holders.items():
+        if len(indices) < 2:
+            continue
+        listed = ", ".join(map(str, indices[:5])) + (", ..." if len(indices) > 5 else "")
+        instead = f"--sweep-output {key} (or output = {json.dumps(key)} in [sweep])"
+        errors.append(
+            ComposeError(
+                f"is the output directory of {len(indices)} of the {len(points)} points "
+                f"({listed}): they would write over each other's",
+                key=key,
+                value=directory,
+                origin=origins.get(key),
+                hint=f"give each point its own with {instead}"
+                if output is None
+                else f"sweep {key}, or interpolate it from {output}",
+            )
+        )
+    if errors:
+        raise gather(errors)
+
+
+def output_dirs(config: BaseModel) -> list[tuple[str, str]]:
+    """The dotted key and value of every path or text in `config` at a key named as an output
+    directory (`is_output_dir_name`), through sections, lists and dicts."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[Any, tuple[str, ...]]] = [(config, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, BaseModel):
+            children: list[tuple[str, Any]] = [
+                (name, getattr(value, name)) for name in type(value).model_fields
+            ]
+        elif isinstance(value, Mapping):
+            children = [(str(key), item) for key, item in value.items()]
+        elif isinstance(value, (list, tuple)):
+            children = [(str(index), item) for index, item in enumerate(value)]
+        else:
+            continue
+        for name, child in reversed(children):
+            if is_output_dir_name(name) and isinstance(child, (str, os.PathLike)):
+                found.append((dotted((*path, name)), os.fspath(child)))
+            else:
+                stack.append((child, (*path, name)))
+    return found
 
 
 def typed_axes(config: BaseModel, axes: Axes) -> Axes:
@@ -473,13 +700,51 @@ def describe_point(index: int, axes: Mapping[str, Any]) -> str:
     return f"point {index} ({values})"
 
 
-def _masked_axes(schema: type[BaseModel], axes: Axes) -> Axes:
-    """The point's axes as errors may show them: a secret field's value masked."""
-    from compose._schema.secrets import names_secret  # noqa: PLC0415  # errors only
-    from compose._schema.shape import model_shape  # noqa: PLC0415
-
+def axes_masker(schema: type[BaseModel]) -> Callable[[Mapping[str, Any]], Axes]:
+    """How people may be shown a point's axes (its errors, the table of points, records):
+    a secret's value masked, and the secrets inside a table or list an axis sets. Whether a
+    key holds secrets is found once per key, for every point the function is given."""
     root = model_shape(schema)
-    return {key: SECRET_MASK if names_secret(root, f"--{key}") else v for key, v in axes.items()}
+    masks: dict[str, Callable[[Any], Any]] = {}
+
+    def mask_of(key: str) -> Callable[[Any], Any]:
+        flag = f"--{key}"
+        if names_secret(root, flag):
+            return masked_value
+        try:
+            shape = walk(root, split_dotted(key), {}, flag).shape
+        except ComposeError:
+            return lambda value: value
+        if not holds_secrets(shape):
+            return lambda value: value
+        if shape.model is not None:  # a section: its secrets' values, the rest as it is
+            return lambda value: (
+                masked_secrets(shape, value)
+                if isinstance(value, dict)
+                else value
+                if _names_a_file(value)
+                else SECRET_MASK
+            )
+        return lambda value: SECRET_MASK  # a list or dict holding secrets, whole
+
+    def masked(axes: Mapping[str, Any]) -> Axes:
+        shown: Axes = {}
+        for key, value in axes.items():
+            if key not in masks:
+                masks[key] = mask_of(key)
+            shown[key] = masks[key](value)
+        return shown
+
+    return masked
+
+
+def _names_a_file(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("@")  # a config group's file: `override`
+
+
+def masked_axes(schema: type[BaseModel], axes: Mapping[str, Any]) -> Axes:
+    """One point's axes as people may be shown them (see `axes_masker`)."""
+    return axes_masker(schema)(axes)
 
 
 def _shown(value: Any) -> str:

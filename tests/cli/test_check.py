@@ -635,6 +635,41 @@ def test_a_sweeps_file_has_every_point_composed_over_its_base(
     )
 
 
+def test_a_sweeps_file_past_the_size_limit_or_with_a_bad_control_is_named_at_its_line(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Counted, not expanded: three 1,000-value axes are one problem at the largest's line."""
+    write(
+        tree,
+        "sweeps/huge.toml",
+        "[axes]\n'trainer.steps' = {range = [1, 1001]}\nseq_len = {range = [1, 1001]}\n"
+        "[seeds]\nkey = 'wandb.project'\nn = 1000\n",
+    )
+    write(tree, "sweeps/dir.toml", "[sweep]\ndir = 5\n[axes]\n'trainer.steps' = [1, 2]\n")
+    write(
+        tree,
+        "compose-check.toml",
+        """
+        [entrypoints]
+        app = "checkapp:App"
+        [[files]]
+        match = ["sweeps/*"]
+        sweep_over = []
+    """,
+    )
+    code, lines, _ = check(capsys, "sweeps")
+    assert code == 1
+    assert lines == [
+        "sweeps/dir.toml:2: sweep.dir = 5: takes text (a TOML string)",
+        "sweeps/dir.toml: 1 problem as a sweep of app",
+        "sweeps/huge.toml:2: the sweep makes 1,000,000,000 points, past the limit of 10,000: "
+        "trainer.steps (1,000) x seq_len (1,000) x wandb.project (1,000); sweep fewer values, "
+        "or split it into sweeps of at most 10,000 points (each its own --sweep-name)",
+        "sweeps/huge.toml: 1 problem as a sweep of app",
+        "checked 2 files: 0 fit, 2 with problems",
+    ]
+
+
 def test_a_file_of_an_older_schema_version_is_stale_until_migrated(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -58,8 +58,9 @@ class FrozenRL(RLConfig):
 
 
 def test_a_schema_declaring_frozen_makes_every_sweep_point_frozen(example: str) -> None:
-    made = sweep(FrozenRL, ["@", example], axes={"trainer.optim.lr": ["1e-4", "2e-4"]}, prog="rl")
-    plain = sweep(RLConfig, ["@", example], axes={"trainer.optim.lr": ["1e-4", "2e-4"]}, prog="rl")
+    axes = {"trainer.optim.lr": ["1e-4", "2e-4"]}
+    made = sweep(FrozenRL, ["@", example], axes=axes, prog="rl", output="output_dir")
+    plain = sweep(RLConfig, ["@", example], axes=axes, prog="rl", output="output_dir")
     assert [p.fingerprint for p in made.points] == [p.fingerprint for p in plain.points]
     for point in made.points:
         with pytest.raises(FrozenError) as caught:
@@ -87,6 +88,7 @@ def test_sweep_frozen_freezes_every_point() -> None:
         ["@", str(ROOT / "examples/reverse_text/rl.toml")],
         axes={"max_steps": ["1", "2"]},
         prog="rl",
+        output="output_dir",
         frozen=True,
     )
     for point in made.points:

@@ -7,6 +7,7 @@ import datetime
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rl_app import cli as app
@@ -16,6 +17,8 @@ from compose import ComposeError, compose, parse, sweep, write_run_record, write
 
 ROOT = Path(__file__).resolve().parents[2]
 STAMPED = 'output_dir = "runs/${now:%Y%m%d-%H%M%S-%f}"\n'  # microseconds: any new reading differs
+# A sweep's points, each in its own output directory: the stamped one would be shared by all
+EACH: dict[str, Any] = {"prog": "rl", "output": "output_dir"}
 
 
 @pytest.fixture
@@ -80,17 +83,18 @@ def test_a_record_without_an_instant_says_none(example: list[str]) -> None:
 def test_every_point_of_a_sweep_shares_one_instant_and_resuming_keeps_it(
     example: list[str],
 ) -> None:
-    made = sweep(RLConfig, example, axes={"max_steps": ["1", "2", "3"]}, prog="rl")
-    assert len({str(point.config.output_dir) for point in made.points}) == 1
+    stamped = [*example, "--orchestrator.env.0.name", "${now:%Y%m%d-%H%M%S-%f}"]
+    made = sweep(RLConfig, stamped, axes={"max_steps": ["1", "2", "3"]}, **EACH)
+    assert len({point.config.orchestrator.env[0].name for point in made.points}) == 1
     assert made.now is not None
     write_sweep(made)
     recorded = json.loads((made.directory / "sweep.json").read_text())["now"]
     assert recorded == made.now.isoformat()
     point_record = json.loads((made.points[0].directory / "run.json").read_text())
     assert point_record["now"] == recorded
-    later = sweep(RLConfig, example, axes={"max_steps": ["1", "2", "3"]}, prog="rl")
+    later = sweep(RLConfig, stamped, axes={"max_steps": ["1", "2", "3"]}, **EACH)
     assert [p.name for p in later.points] == [p.name for p in made.points]
-    other = sweep(RLConfig, example, axes={"max_steps": ["1", "2"]}, prog="rl", name="other")
+    other = sweep(RLConfig, stamped, axes={"max_steps": ["1", "2"]}, name="other", **EACH)
     assert other.now != made.now  # another sweep is another instant
 
 
@@ -98,7 +102,7 @@ def test_an_instant_given_by_the_caller(example: list[str]) -> None:
     when = datetime.datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc)
     config = parse(RLConfig, example, now=when)
     assert str(config.output_dir) == "runs/20260102-030405-000006"
-    made = sweep(RLConfig, example, axes={"max_steps": ["1", "2"]}, prog="rl", now=when)
+    made = sweep(RLConfig, example, axes={"max_steps": ["1", "2"]}, now=when, **EACH)
     assert made.now == when
     assert compose(["stamp.toml"], now="2026-01-02T03:04:05.000006+00:00") == {
         "output_dir": "runs/20260102-030405-000006"

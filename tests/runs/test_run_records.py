@@ -25,6 +25,7 @@ from compose._input.options import NO_OPTIONS
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples/reverse_text/rl.toml")
 BASE = ["@", EXAMPLE]
+OWN_DIRS = ["--sweep-output", "output_dir"]  # each point runs in its own output_dir
 
 
 def _rl(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -44,14 +45,19 @@ def test_a_point_record_holds_its_config_command_and_provenance(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     made = sweep(
-        RLConfig, BASE, axes={"trainer.optim.lr": ["1e-4", "2e-4"]}, prog="rl", search_path=[CONF]
+        RLConfig,
+        BASE,
+        axes={"trainer.optim.lr": ["1e-4", "2e-4"]},
+        prog="rl",
+        output="output_dir",
+        search_path=[CONF],
     )
     assert write_sweep(made) == list(made.points)
     point = made.points[1]
     config = point.directory / "configs" / "rl.toml"
     assert compose([config], schema=RLConfig) == point.config
     run = json.loads((point.directory / "run.json").read_text())
-    assert run["argv"] == [*BASE, "--trainer.optim.lr=2e-4"]
+    assert run["argv"] == [*BASE, "--trainer.optim.lr=2e-4", f"--output_dir={point.directory}"]
     assert run["overrides"] == ["--trainer.optim.lr=2e-4"]
     assert run["axes"] == {"trainer.optim.lr": 2e-4}  # typed by its field, as trackers read it
     assert run["fingerprint"] == point.fingerprint
@@ -69,7 +75,9 @@ def test_the_manifest_has_a_line_per_point_and_job_ids_once_submitted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    made = sweep(RLConfig, BASE, axes={"max_steps": ["3", "4"]}, prog="rl", name="steps")
+    made = sweep(
+        RLConfig, BASE, axes={"max_steps": ["3", "4"]}, prog="rl", name="steps", output="output_dir"
+    )
     points = write_sweep(made)
     manifest = tmp_path / "runs" / "steps" / "manifest.jsonl"
     lines = [json.loads(line) for line in manifest.read_text().splitlines()]
@@ -299,7 +307,8 @@ def test_sweep_mode_prints_the_table_and_exits_0(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     code, out, err = _rl(
-        [*BASE, "--sweep.trainer.optim.lr", "1e-4", "3e-4", "--sweep-name", "lr"], capsys
+        [*BASE, *OWN_DIRS, "--sweep.trainer.optim.lr", "1e-4", "3e-4", "--sweep-name", "lr"],
+        capsys,
     )
     assert (code, err) == (0, "")
     lines = out.splitlines()
@@ -313,14 +322,15 @@ def test_dry_run_belongs_to_the_sweep_and_writes_the_same_records(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    flags = [*BASE, "--sweep.max-steps", "3", "4"]
+    flags = [*BASE, *OWN_DIRS, "--sweep.max-steps", "3", "4"]
     code, out, _ = _rl([*flags, "--sweep-dir", "dry", "--dry-run"], capsys)
     assert code == 0
     assert "dry run: records written, nothing submitted" in out
     assert _rl([*flags, "--sweep-dir", "real"], capsys)[0] == 0
     for dry in (tmp_path / "dry" / "sweep").glob("*/configs/rl.toml"):
         real = tmp_path / "real" / "sweep" / dry.parent.parent.name / "configs" / "rl.toml"
-        assert dry.read_text() == real.read_text()
+        own_dir = str(tmp_path / "dry"), str(tmp_path / "real")  # output_dir: the point's
+        assert dry.read_text().replace(*own_dir) == real.read_text()
         assert "dry_run = false" in dry.read_text()
 
 
@@ -371,7 +381,10 @@ def test_an_executor_that_is_not_installed_is_bad_input_before_anything_is_writt
         from compose._runs.command import run_sweep
 
         run_sweep(
-            RLConfig, [*BASE, "--sweep.max-steps", "2", "--sweep-executor", "ray"], "rl", NO_OPTIONS
+            RLConfig,
+            [*BASE, "--sweep.max-steps", "2", "--sweep-executor", "ray"],
+            "rl",
+            NO_OPTIONS,
         )
     assert list(tmp_path.iterdir()) == []
 
@@ -385,7 +398,7 @@ def test_an_executor_that_cannot_be_reached_gets_nothing_and_nothing_is_written(
     monkeypatch.setenv("RAY_ADDRESS", "http://127.0.0.1:9")  # discard: nothing listens
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.chdir(tmp_path)
-    argv = [*BASE, "--sweep.max-steps", "2", "3", "--sweep-executor", "ray"]
+    argv = [*BASE, *OWN_DIRS, "--sweep.max-steps", "2", "3", "--sweep-executor", "ray"]
     with pytest.raises(ComposeError, match="cannot reach the Ray job server") as raised:
         run_sweep(RLConfig, argv, "rl", NO_OPTIONS)
     assert raised.value.value == "http://127.0.0.1:9"

@@ -29,7 +29,7 @@ def test_a_local_sweep_runs_every_point_with_the_program_it_was_launched_with(
     env = {**os.environ, "PATH": "/usr/bin:/bin"}  # no venv: `rl` is reachable by its path only
     argv = [str(VENV_BIN / "rl"), "@", "examples/reverse_text/rl.toml", "--max-steps", "3"]
     argv += ["--sweep.trainer.optim.lr", "1e-5", "2e-5", "--sweep-name", "lr"]
-    argv += ["--sweep-executor", "local", "--sweep-dir", "runs"]
+    argv += ["--sweep-executor", "local", "--sweep-dir", "runs", "--sweep-output", "output_dir"]
     status, out, err = run_command(argv, cwd=tmp_path, env=env)
     assert (status, err) == (0, ""), err
     assert "sweep lr: 2 points" in out

@@ -29,12 +29,13 @@ def test_each_point_is_what_its_command_line_composes_alone() -> None:
         RLConfig,
         BASE,
         axes={"trainer.optim.lr": ["1e-5", "2e-5", "3e-5"], "max-steps": ["5", "6"]},
+        output="output_dir",
         search_path=[CONF],
         prog="rl",
     )
     assert len(made.points) == 6
     for point in made.points:
-        assert point.argv == (*BASE, *point.overrides)
+        assert point.argv == (*BASE, *point.overrides, f"--output_dir={point.directory}")
         assert point.config == parse(RLConfig, list(point.argv), search_path=[CONF])
     assert made.points[1].axes == {"trainer.optim.lr": 1e-5, "max-steps": 6}
     assert made.points[1].config.trainer.max_steps == 6
@@ -57,12 +58,12 @@ def test_reading_each_file_once_changes_no_point(
         "trainer.optim.lr": [f"{lr}e-8" for lr in lrs],
         "max_steps": [str(s) for s in steps],
     }
-    made = sweep(RLConfig, BASE, axes=axes, search_path=[CONF], prog="rl")
+    made = sweep(RLConfig, BASE, axes=axes, output="output_dir", search_path=[CONF], prog="rl")
     assert len(made.points) == len(lrs) * len(steps)
     for point in made.points:
         alone = parse(RLConfig, list(point.argv), search_path=[CONF])
         assert point.config == alone
-        assert point.fingerprint == fingerprint(alone)
+        assert point.fingerprint == fingerprint(alone, exclude=[("output_dir",)])
 
 
 def test_every_failing_point_is_reported_at_once_with_its_index_and_values() -> None:
@@ -93,7 +94,13 @@ def test_an_unknown_axis_key_names_where_it_was_written_with_a_did_you_mean(
 
 
 def test_keys_below_a_dict_or_a_list_element_are_known() -> None:
-    made = sweep(RLConfig, BASE, axes={"orchestrator.env.0.id": ["a", "b"]}, search_path=[CONF])
+    made = sweep(
+        RLConfig,
+        BASE,
+        axes={"orchestrator.env.0.id": ["a", "b"]},
+        output="output_dir",
+        search_path=[CONF],
+    )
     assert [p.config.orchestrator.env[0].id for p in made.points] == ["a", "b"]
 
 
