@@ -1465,9 +1465,9 @@ ENTRIES: tuple[Part | Case, ...] = (
         argv=("--sweep.seed", "1", "2", "--sweep-name", "../elsewhere"),
         error=ComposeError,
         message=(
-            "--sweep-name = '../elsewhere': a sweep's name is one directory name: letters, "
-            "digits and _ . = + -, not . or ..; name it with --sweep-name NAME (or name in "
-            "[sweep])"
+            "--sweep-name = '../elsewhere': a sweep's name is one directory name: up to 255 "
+            "letters, digits and _ . = + -, not . or ..; name it with --sweep-name NAME (or name "
+            "in [sweep])"
         ),
         key="--sweep-name",
         origin=None,

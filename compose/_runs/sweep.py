@@ -66,6 +66,7 @@ DEFAULT_DIR = "runs"
 SWEEP_FILE = "sweep.json"  # in the sweep's directory: its definition, hash and instant
 NAME_CHARS = 12  # of the fingerprint's hex: a point directory's name
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.=+-]*")
+_NAME_MAX = 255  # characters of a directory's name (ASCII here): what file systems take
 # Told of each point as a sweep goes: `progress("composing" | "writing", done, total)`
 Progress = Callable[[str, int, int], None]
 
@@ -410,9 +411,10 @@ class _Settings:
         else:  # the first sweep file's stem
             key, origin = "sweep.name", self.origins.get("_stem")
             name = str(controls.get("_stem") or "sweep")
-        if not _PLAIN_NAME.fullmatch(name) or name in (".", ".."):
+        if not _PLAIN_NAME.fullmatch(name) or name in (".", "..") or len(name) > _NAME_MAX:
             raise ComposeError(
-                "a sweep's name is one directory name: letters, digits and _ . = + -, not . or ..",
+                f"a sweep's name is one directory name: up to {_NAME_MAX} letters, digits and "
+                "_ . = + -, not . or ..",
                 key=key,
                 value=name,
                 origin=origin,

@@ -50,13 +50,16 @@ def _files(root: Path) -> list[str]:
     return sorted(str(path.relative_to(root)) for path in root.rglob("*"))
 
 
-@pytest.mark.parametrize("name", ["..", ".", "../outside", "a/b", "/tmp/x", "a\\b", "-x", "a b"])
+@pytest.mark.parametrize(
+    "name", ["..", ".", "../outside", "a/b", "/tmp/x", "a\\b", "-x", "a b", "x" * 256]
+)
 def test_a_name_that_is_not_one_directory_name_is_refused_and_nothing_is_written(
     name: str, here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = _cli([*SWEEP, "--sweep-name", name], capsys)
     assert (code, out) == (2, "")
-    assert err.startswith(f"error: --sweep-name = {name!r}: a sweep's name is one directory name")
+    assert err.startswith("error: --sweep-name = ")
+    assert ": a sweep's name is one directory name: up to 255 letters, digits and" in err
     assert _files(here.parent) == ["project"]
 
 
@@ -70,8 +73,8 @@ def test_a_name_in_a_sweep_file_is_refused_at_its_line(
     assert code == 2
     assert err == (
         "error: sweep.name = '..' (from s.toml:3): a sweep's name is one directory name: "
-        "letters, digits and _ . = + -, not . or ..; name it with --sweep-name NAME (or name "
-        "in [sweep])\n"
+        "up to 255 letters, digits and _ . = + -, not . or ..; name it with --sweep-name NAME "
+        "(or name in [sweep])\n"
     )
     assert _files(here.parent) == ["project", "project/s.toml"]
 
