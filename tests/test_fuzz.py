@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -44,6 +45,7 @@ from hypothesis import strategies as st
 from schemas import RLConfig
 
 import compose
+import compose._runs.define
 from compose import ComposeError
 from compose._cli.command import main
 from compose._schema.keys import all_flags
@@ -725,6 +727,170 @@ def test_interpolations(fuzz_dir: Path, first: str, second: str, third: str) -> 
                 lambda: run_command(["show", "--resolved", "@", "plain-interp.toml", "--x", first]),
             ]
         )
+
+
+# --- sweep files -----------------------------------------------------------------------------
+
+# Keys a sweep file's axes name: real ones of each kind (a leaf, a list element's, a section, a
+# union's tag, a dict's own keys), then whatever `key()` draws.
+SWEEP_KEYS = (
+    "seed",
+    "max_steps",
+    "tag",
+    "output_dir",
+    "trainer.optim.lr",
+    "trainer.optim.type",
+    "trainer.optim",
+    "orchestrator.env.0.id",
+    "inference.vllm_extra.k",
+)
+SWEEP_SCALARS = st.sampled_from(
+    [
+        *(0, 1, -1, 2**63, 10**30, 0.5, 1e-5, 1e308, -1e308, math.inf, -math.inf, math.nan),
+        *(True, "", "x", "None", "???", "${seed}", "@optim.toml", "@missing.toml", "@"),
+        *("a\x1b[2Jb", "muon", "adamw", "\0", "\ud800x", "x" * 300),
+    ]
+)
+SWEEP_CONTROLS = {  # what a [sweep] table may say, good and bad; never a directory outside
+    "name": ("s", "", ".", "..", "a/b", "a b", 5, "x" * 300, "\0", "-x", "ok.1", True),
+    "dir": ("runs", "", "sub/dir", "a b", "it's", "\0x", 5, [1], "good.toml", "."),
+    "output": ("output_dir", "output_dir", "", 5, "nope", "trainer", "output_dir.x", "seed"),
+    "command": (["python", "-c", "pass"], [], "rl", 5, {"a": 1}, [""], [1], ["rl", "\0"]),
+    "executor": ("none", "", 5, {"name": "none"}, {"name": 3}, {"nme": "x"}, "nope", [1]),
+}
+
+
+def toml_value(value: Any) -> str:
+    """`value` as inline TOML (what `tomli` reads back as it)."""
+    if isinstance(value, str):
+        return _toml_text(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(toml_value, value)) + "]"
+    return "{" + ", ".join(f"{_toml_text(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
+
+
+def _toml_text(text: str) -> str:
+    """A TOML string of `text`, a lone surrogate (which no file can hold) replaced."""
+    return toml_string(text.encode("utf-8", "surrogatepass").decode("utf-8", "replace"))
+
+
+@st.composite
+def generator(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(("range", "linspace", "logspace")))
+    count = draw(st.sampled_from((0, 1, 2, 3, 7, 10**9, -1, True, 2.5)))
+    bounds = draw(st.lists(SWEEP_SCALARS | st.integers(-5, 40), min_size=0, max_size=4))
+    if draw(st.booleans()):
+        bounds = [*bounds[:2], count]
+    return {kind: bounds}
+
+
+@st.composite
+def axis_spec(draw: st.DrawFn, depth: int) -> Any:
+    choice = draw(st.integers(-2, 5 if depth < 2 else 3))
+    if choice <= 0:  # the most: a list of values, mostly of the kind most keys take
+        values = st.integers(1, 50) | SWEEP_SCALARS
+        return draw(st.lists(values, min_size=draw(st.sampled_from((1, 1, 1, 0))), max_size=4))
+    if choice == 1:
+        return draw(generator())
+    if choice == 2:
+        return draw(SWEEP_SCALARS)  # no list: an error
+    if choice == 3:
+        return [{"type": "muon"}, [1, 2]]
+    below = st.dictionaries(axis_key(), axis_spec(depth + 1), max_size=2) | SWEEP_SCALARS
+    return draw(st.dictionaries(st.sampled_from(("muon", "adamw", "x")), below, max_size=2))
+
+
+def axis_key() -> st.SearchStrategy[str]:
+    return st.sampled_from(SWEEP_KEYS) | key()
+
+
+@st.composite
+def sweep_block(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
+    """A block: mostly axes and zips, some blocks and seeds, rarely a part no block has."""
+    block: dict[str, Any] = {}
+    parts = st.sampled_from(("axes", "axes", "axes", "zip", "zip", "blocks", "seeds", "axis"))
+    for part in draw(st.lists(parts, min_size=1, max_size=3, unique=True)):
+        if part == "axes":
+            block[part] = draw(
+                st.dictionaries(axis_key(), axis_spec(depth), min_size=1, max_size=3)
+            )
+        elif part == "zip":
+            group = st.dictionaries(axis_key(), axis_spec(2), max_size=3)
+            block[part] = draw(st.lists(group, min_size=1, max_size=2) | SWEEP_SCALARS | group)
+        elif part == "blocks" and depth < 2:
+            block[part] = draw(st.lists(sweep_block(depth + 1), max_size=3) | SWEEP_SCALARS)
+        elif part in ("seeds", "blocks"):
+            count = st.sampled_from((0, 1, 3, -1, 10**12, True, "3"))
+            block["seeds"] = draw(count | st.fixed_dictionaries({"key": axis_key(), "n": count}))
+        else:
+            block[part] = {"seed": [1]}
+    return block
+
+
+@st.composite
+def sweep_file(draw: st.DrawFn) -> bytes:
+    """A sweep file's text: a `[sweep]` table of controls and a block of parts, each drawn
+    from good and bad values of its kind, then perhaps mutated as any TOML file is."""
+    controls = {
+        name: draw(st.sampled_from(values))
+        for name, values in SWEEP_CONTROLS.items()
+        if draw(st.sampled_from((False, False, True))) or name == "output"
+    }
+    if draw(st.sampled_from([False] * 19 + [True])):
+        controls["colour"] = "red"  # no control: a did-you-mean
+    lines = ["[sweep]", *(f"{name} = {toml_value(v)}" for name, v in controls.items())]
+    lines += [f"{part} = {toml_value(v)}" for part, v in draw(sweep_block()).items()]
+    text = "\n".join(lines[1:] if not controls else lines) + "\n"
+    if controls and len(lines) > len(controls) + 1:  # top-level keys after a table: below it
+        text = "\n".join(lines[len(controls) + 1 :] + lines[: len(controls) + 1]) + "\n"
+    data = bytearray(text.encode())
+    for _ in range(draw(st.sampled_from((0, 0, 0, 1)))):
+        pos = draw(st.integers(0, len(data)))
+        data[pos:pos] = draw(st.sampled_from(SNIPPETS))
+    return bytes(data)
+
+
+SWEEP_LIMIT = 64  # points: the grammar's limits, not 10,000 compositions per example
+
+
+def sweep_calls(name: str) -> list[Callable[[], object]]:
+    """A sweep file for `sweep()` over a base file, and for sweep mode of `cli`."""
+    return [
+        lambda: result_or_compose_error(
+            lambda: compose.sweep(RLConfig, ["@", "good.toml"], sweep_files=[name], prog="rl")
+        ),
+        lambda: run_cli(["@", "good.toml", "--sweep", "@", name, "--dry-run"]),
+    ]
+
+
+@contextlib.contextmanager
+def small_sweeps() -> Iterator[None]:
+    """A sweep's limit at `SWEEP_LIMIT` points, for the body only."""
+    before = compose._runs.define.MAX_POINTS
+    compose._runs.define.MAX_POINTS = SWEEP_LIMIT
+    try:
+        yield
+    finally:
+        compose._runs.define.MAX_POINTS = before
+
+
+@settings(FUZZ, max_examples=examples(150))
+@given(data=sweep_file())
+def test_sweep_files(fuzz_dir: Path, data: bytes) -> None:
+    """A fuzzer: a sweep file of good and bad parts and controls (and mutated bytes), swept
+    over a base file by `sweep()` and by sweep mode, gives points or a ComposeError and exits
+    0 or 2 without a traceback, writing only under its directory, within the hang guard."""
+    beside = sorted(os.listdir(fuzz_dir.parent))
+    with inside(fuzz_dir), small_sweeps():
+        Path("sweep.toml").write_bytes(data)
+        feed(sweep_calls("sweep.toml"))
+    assert sorted(os.listdir(fuzz_dir.parent)) == beside, "wrote beside the fuzz directory"
 
 
 # --- the corpus ------------------------------------------------------------------------------

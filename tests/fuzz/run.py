@@ -11,7 +11,8 @@ for each, the shortest input seen is kept.
     .venv/bin/python tests/fuzz/run.py --seed 1 --save /tmp/found   # candidates for the corpus
 
 Targets: `argv` (parse, cli, compose show/explain/diff), `overrides` (compose() override
-strings), `toml` (mutated files), `interp` (interpolation strings). With `--save DIR`, the
+strings), `toml` (mutated files), `interp` (interpolation strings), `sweep` (sweep files, for
+`sweep()` and sweep mode, at most `SWEEP_LIMIT` points each). With `--save DIR`, the
 shortest input of each crash is written to DIR in the corpus format (`NAME.json` for argv,
 `NAME.toml` for files); review one and copy it into `tests/fuzz_corpus/` with a `bug` note.
 Exit status 1 when something crashed.
@@ -169,12 +170,18 @@ def targets(collector: Collector, directory: Path) -> dict[str, tuple[Any, Calla
                 fuzz.argv_calls(["--tag", example], 2),
             )
 
+    def sweep(example: bytes) -> None:
+        with fuzz.inside(directory), fuzz.small_sweeps():
+            Path("sweep.toml").write_bytes(example)
+            checked(collector, "sweep", example, fuzz.sweep_calls("sweep.toml"))
+
     override = st.builds("{}={}".format, fuzz.key(), fuzz.value_token)
     return {
         "argv": (st.tuples(fuzz.argv(), st.integers(0, 13)), argv),
         "overrides": (st.lists(override | fuzz.argv_item().map(" ".join), max_size=5), overrides),
         "toml": (fuzz.mutated_toml(), toml),
         "interp": (fuzz.interpolation(), interp),
+        "sweep": (fuzz.sweep_file(), sweep),
     }
 
 
@@ -184,6 +191,12 @@ def save(crashes: list[Crash], directory: Path) -> None:
         stem = f"crash-{number:02d}-{crash.target}"
         if crash.target == "toml":
             (directory / f"{stem}.toml").write_bytes(crash.example)
+            continue
+        if crash.target == "sweep":
+            text = crash.example.decode("utf-8", "surrogateescape")
+            argv = ["@", "good.toml", "--sweep", "@", "sweep.toml", "--dry-run"]
+            case = {"argv": argv, "files": {"sweep.toml": text}, "bug": crash.signature}
+            (directory / f"{stem}.json").write_text(json.dumps(case) + "\n", encoding="utf-8")
             continue
         tokens = crash.example if isinstance(crash.example, list) else ["--tag", crash.example]
         if crash.target == "overrides":
@@ -203,7 +216,9 @@ def _keep_unraisable(unraisable: Any) -> None:
 def main() -> int:
     sys.unraisablehook = _keep_unraisable
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("targets", nargs="*", default=["argv", "overrides", "toml", "interp"])
+    parser.add_argument(
+        "targets", nargs="*", default=["argv", "overrides", "toml", "interp", "sweep"]
+    )
     parser.add_argument("-n", "--examples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--save", type=Path, default=None)
