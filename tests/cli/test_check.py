@@ -8,6 +8,7 @@ writes a small tree and runs `compose._cli.command.main` in it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -606,6 +607,12 @@ def test_the_repositorys_own_conf_and_examples_fit() -> None:
     ) in lines
 
 
+def _sweeps_over(tree: Path, base: list[str]) -> None:
+    """A mapping: the files under sweeps/ are sweeps of `app` over the command line `base`."""
+    rule = f'[[files]]\nmatch = ["sweeps/*"]\nsweep_over = {json.dumps(base)}\n'
+    write(tree, "compose-check.toml", f'[entrypoints]\napp = "checkapp:App"\n{rule}')
+
+
 def test_a_sweeps_file_has_every_point_composed_over_its_base(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -613,17 +620,7 @@ def test_a_sweeps_file_has_every_point_composed_over_its_base(
     write(tree, "sweeps/ok.toml", "[axes]\n'trainer.steps' = [1, 2]\n")
     write(tree, "sweeps/typo.toml", "[axes]\n'trainer.stepz' = [1, 2]\n")
     write(tree, "sweeps/bad.toml", "[axes]\n'trainer.steps' = [1, 0]\n")
-    write(
-        tree,
-        "compose-check.toml",
-        """
-        [entrypoints]
-        app = "checkapp:App"
-        [[files]]
-        match = ["sweeps/*"]
-        sweep_over = ["@", "base.toml"]
-    """,
-    )
+    _sweeps_over(tree, ["@", "base.toml"])
     code, lines, _ = check(capsys, "sweeps")
     assert code == 1
     assert lines[0].startswith("sweeps/bad.toml: point 1 (trainer.steps=0): --trainer.steps = 0: ")
@@ -646,17 +643,7 @@ def test_a_sweeps_file_past_the_size_limit_or_with_a_bad_control_is_named_at_its
         "[seeds]\nkey = 'wandb.project'\nn = 1000\n",
     )
     write(tree, "sweeps/dir.toml", "[sweep]\ndir = 5\n[axes]\n'trainer.steps' = [1, 2]\n")
-    write(
-        tree,
-        "compose-check.toml",
-        """
-        [entrypoints]
-        app = "checkapp:App"
-        [[files]]
-        match = ["sweeps/*"]
-        sweep_over = []
-    """,
-    )
+    _sweeps_over(tree, [])
     code, lines, _ = check(capsys, "sweeps")
     assert code == 1
     assert lines == [

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_compose
+from conftest import run_cli, run_compose
 
-from compose import BaseConfig, ComposeError, cli, compose, sweep
+from compose import BaseConfig, ComposeError, compose, sweep
 
 
 class Job(BaseConfig):
@@ -25,13 +25,8 @@ class Job(BaseConfig):
 
 
 def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        cli(Job, argv, prog="job")
-    except SystemExit as done:
-        assert isinstance(done.code, int)
-        out, err = capsys.readouterr()
-        return done.code, out, err
-    raise AssertionError("sweep mode returned to the app")
+    """Exit status, stdout and stderr of `job ARGV`, an entrypoint `cli(Job)`."""
+    return run_cli(argv, capsys, Job, "job")
 
 
 SWEEP = ["--sweep.steps", "1", "2", "--sweep-output", "output_dir", "--dry-run"]

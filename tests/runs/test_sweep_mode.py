@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_cli
 from pydantic import SecretStr
 
 import compose._runs.sweep as sweeping
-from compose import BaseConfig, cli
+from compose import BaseConfig
 from compose._cli import entry
 from compose._runs import records
 from compose._runs.sweep import masked_axes
@@ -37,13 +38,8 @@ class Job(BaseConfig):
 
 
 def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        cli(Job, argv, prog="job")
-    except SystemExit as done:
-        assert isinstance(done.code, int)
-        out, err = capsys.readouterr()
-        return done.code, out, err
-    raise AssertionError("sweep mode returned to the app")
+    """Exit status, stdout and stderr of `job ARGV`, an entrypoint `cli(Job)`."""
+    return run_cli(argv, capsys, Job, "job")
 
 
 @pytest.fixture(autouse=True)
