@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -78,17 +79,18 @@ def cli(
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     shown = _Shown(description, bool(plain))
+    knobs = functools.partial(  # checked where its errors are reported
+        options,
+        resolvers=resolvers,
+        search_path=search_path,
+        env_prefix=env_prefix,
+        environ=environ,
+        default=default,
+        now=now,
+        frozen=frozen,
+    )
     if args is not None:
-        knobs = options(
-            resolvers=resolvers,
-            search_path=search_path,
-            env_prefix=env_prefix,
-            environ=environ,
-            default=default,
-            now=now,
-            frozen=frozen,
-        )
-        return _raising(schema, list(args), name, knobs, shown)
+        return _raising(schema, list(args), name, knobs(), shown)
     tokens = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get(COMPLETE_VARIABLE)
     if instruction is not None:  # a shell asks for its script, or for candidates
@@ -98,20 +100,14 @@ def cli(
     try:
         with warnings_as_lines():  # printed first: they explain what follows
             try:
-                knobs = options(
-                    resolvers=resolvers,
-                    search_path=search_path,
-                    env_prefix=env_prefix,
-                    environ=environ,
-                    default=default,
-                    now=now,
-                    frozen=frozen,
-                )
-                return _parse(schema, tokens, name, knobs)
+                return _parse(schema, tokens, name, knobs())
             except ComposeError as error:
                 outcome = error
     except SweepDone as done:
         _show_sweep(done)
+    except KeyboardInterrupt:  # Ctrl-C while composing: nothing was written, no traceback
+        write_text(sys.stderr, "interrupted\n")
+        raise SystemExit(EXIT_INTERRUPTED) from None
     if isinstance(outcome, HelpRequested):
         with output_may_close():
             show_help(_described(outcome, shown.description), plain=shown.plain)

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 from conftest import environ_with_tests, run_cli, run_command
+from pydantic import model_validator
 from schemas import MuonConfig, RLConfig
 
 import compose._api
-from compose import ComposeError, cli
+from compose import BaseConfig, ComposeError, cli
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -273,3 +274,22 @@ def test_a_real_entrypoint_process(tmp_path: Path) -> None:
     assert bad == (2, "", "error: --trainer.model.name: expects a value\n")
     good = run_command([*command, "--seed", "7"], env=env, cwd=tmp_path)
     assert good == (0, "seed 7\n", "")
+
+
+class Interrupted(BaseConfig):
+    """A schema whose validator meets Ctrl-C (the user presses it while composing)."""
+
+    steps: int = 1
+
+    @model_validator(mode="after")
+    def _pressed(self) -> Interrupted:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_while_composing_exits_130_without_a_traceback(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        cli(Interrupted, ["--steps", "2"], prog="app")
+    out, err = capsys.readouterr()
+    assert (ended.value.code, out, err) == (130, "", "interrupted\n")
