@@ -26,7 +26,7 @@ from compose._merge.renames import takes_alias
 from compose._schema.keys import suggest, unknown_key
 from compose._schema.plan import NO_DEFAULT, aliases_of, plan_of
 from compose._schema.prepare import prepare_value, prepares_itself
-from compose._schema.secrets import names_secret, secret_fields
+from compose._schema.secrets import holds_secrets_at, names_secret, secret_fields
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import NONE_TEXT, SECRET_MASK
 from compose._tree import KeyPath, at_path, equal_data, replaced
@@ -262,11 +262,14 @@ def _drop_echoes(seen: dict[KeyPath, ComposeError]) -> None:
 
 
 def _mask_secrets(seen: dict[KeyPath, ComposeError], root: Shape, tree: Any) -> None:
-    """A value a secret field rejected is shown masked, as every other view of it is."""
+    """A value a secret field rejected is shown masked, as every other view of it is; so is a
+    value of the wrong kind given where secrets go (`api = "sk-..."` for a section `api`
+    holding a secret field)."""
     secret = {path for path, _ in secret_fields(root, tree)}
     for path, mapped in seen.items():
         inside = any(path[:depth] in secret for depth in range(1, len(path) + 1))
-        if inside and mapped.has_value:  # a secret field's, or a value of one's dict or list
+        where_secrets_go = mapped.key is not None and holds_secrets_at(root, mapped.key)
+        if (inside or where_secrets_go) and mapped.has_value:
             seen[path] = mapped.evolve(value=SECRET_MASK)
 
 

@@ -16,8 +16,9 @@ import enum
 import json
 from typing import Any
 
+from compose._schema.secrets import holds_secrets
 from compose._schema.shape import Kind, Shape
-from compose._syntax import INTERPOLATION, NONE_TEXT
+from compose._syntax import INTERPOLATION, NONE_TEXT, SECRET_MASK
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
 from compose._tree import MAX_DEPTH, too_deep
@@ -87,7 +88,7 @@ def convert_text(text: str, shape: Shape, key: str, origin: str) -> Any:
         raise ArgvError(
             "is a section: set its fields one by one, or load a file into it",
             key=key,
-            value=text,
+            value=SECRET_MASK if holds_secrets(shape) else text,  # `--api '{"key": "sk-..."}'`
             origin=origin,
             hint=f"use {key}.FIELD VALUE or {key} @ FILE",
         )

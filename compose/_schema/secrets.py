@@ -188,6 +188,16 @@ def masks_secret(root: Shape, flag: str, text: str) -> bool:
     return holds_secrets(shape)
 
 
+def holds_secrets_at(root: Shape, flag: str) -> bool:
+    """Whether the value the flag `--a.b` names may hold a secret: a secret field, or a section,
+    list or dict with one inside (a value given there in the wrong kind shows it whole)."""
+    try:
+        shape = walk(root, split_dotted(flag.removeprefix("--")), {}, flag).shape
+    except ComposeError:
+        return False
+    return holds_secrets(shape)
+
+
 def _is_secret_shape(shape: Shape) -> bool:
     return any(member in (SecretStr, SecretBytes) for member in shape.members)
 

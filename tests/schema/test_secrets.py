@@ -283,3 +283,22 @@ def test_diff_says_two_secrets_differ_without_showing_them(
         "diff", "--schema", "secapp:App", "@", "a.toml", "--", "@", "b.toml", cwd=tmp_path
     )
     assert out == "--api.key: '**********' (a.toml:2) -> '**********' (b.toml:2)\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "file"),
+    [
+        (["--api", '{"key": "sk-live"}'], None),  # JSON for a section: refused, never shown
+        (["@", "bad.toml"], 'api = [{key = "sk-live"}]\n'),  # a list where a section goes
+        (["@", "bad.toml"], 'api = "sk-live"\n'),  # text where a section goes
+    ],
+)
+def test_a_value_of_the_wrong_kind_where_a_secret_goes_is_shown_masked(
+    write: WriteFile, argv: list[str], file: str | None
+) -> None:
+    if file is not None:
+        write("bad.toml", file)
+    with pytest.raises(ComposeError) as caught:
+        parse(App, argv)
+    assert "sk-live" not in str(caught.value)
+    assert "**********" in str(caught.value) and "--api" in str(caught.value)
