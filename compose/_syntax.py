@@ -68,6 +68,11 @@ def without_negation(segment: str) -> str | None:
 CACHE_DIR_VARIABLE = "COMPOSE_CACHE_DIR"
 NO_CACHE_VARIABLE = "COMPOSE_NO_CACHE"
 
+# Set in a sweep's job's environment (`compose job`): any value but empty or 0 turns the
+# environment layer off, so that the job composes the config its record holds, never what the
+# node's own variables would add (`compose._input.env`)
+NO_ENV_VARIABLE = "COMPOSE_NO_ENV"
+
 # Before the node a warning is about, in the text of an old name's and a migrated key's warning
 # (`errors.RenamedWarning`, `MigratedWarning`: tools read their `.origin`, not this text).
 FOUND_IN = "; found in "

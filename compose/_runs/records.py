@@ -30,6 +30,7 @@ from compose._runs.provenance import git_state, versions
 from compose._runs.run import RUN_FILE, config_file, record_mode, run_record
 from compose._runs.status import job_record, read_status
 from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins, read_sweep_record
+from compose._syntax import NO_ENV_VARIABLE
 from compose.errors import ComposeError, SourceError
 
 MANIFEST_FILE = "manifest.jsonl"
@@ -72,7 +73,7 @@ def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
 
 def jobs_of(sweep: Sweep[Any], points: Sequence[Point[Any]]) -> list[Job]:
     """The jobs that run `points`: each its command, `@` its resolved config."""
-    return [Job(p.name, _command(sweep, p), str(p.directory), sweep.cwd) for p in points]
+    return [_job(sweep, point) for point in points]
 
 
 def submit_sweep(
@@ -160,6 +161,13 @@ def _command(sweep: Sweep[Any], point: Point[Any]) -> tuple[str, ...]:
     return (*sweep.command, "@", str(config_file(point.directory, sweep.prog)))
 
 
+def _job(sweep: Sweep[Any], point: Point[Any]) -> Job:
+    """The point's job: its command, with the environment layer off (`NO_ENV_VARIABLE`), so
+    that it composes the config its record holds and nothing the node's variables would add."""
+    env = {NO_ENV_VARIABLE: "1"}
+    return Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd, env)
+
+
 def _write_point(
     sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any], secrets: set[str]
 ) -> None:
@@ -177,7 +185,7 @@ def _write_point(
     record["overrides"] = list(point.overrides)
     record["axes"] = dict(point.axes)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
-    job = job_record(Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd))
+    job = job_record(_job(sweep, point))
     files = [
         *config_files(point.directory, {sweep.prog: point.config}),
         NewFile(point.directory / RUN_FILE, record_text(record), record_mode(record, secrets)),
