@@ -9,9 +9,8 @@
 A single run's record is its own run.json beside its configs/ (`compose._runs.rerun`).
 
 Every file is written whole or not at all, by compose's one writer (`compose._atomic`); a
-point's config, run.json and job.json together. A record is 0600 when it holds the text of a
-secret its configs hold (a flag or an axis that set it), as those configs are; else the umask
-decides.
+point's config, run.json and job.json together. No record holds a secret's value
+(`compose._runs.masked`): only the configs do (0600), and records follow the umask.
 """
 
 from __future__ import annotations
@@ -22,12 +21,12 @@ from typing import Any
 
 from compose._atomic import NewFile, write_files
 from compose._jsonfile import lines_text, read_record_lines, record_field, record_text
-from compose._output.plain import secret_texts
 from compose._output.write import config_files
 from compose._runs.executors import check_command, open_executor
 from compose._runs.jobs import FINISHED, JOB_FILE, Executor, Job
+from compose._runs.masked import masked_axes, masked_tokens
 from compose._runs.provenance import git_state, versions
-from compose._runs.run import RUN_FILE, config_file, record_mode, run_record
+from compose._runs.run import RUN_FILE, config_file, run_record
 from compose._runs.status import job_record, read_status
 from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins, read_sweep_record
 from compose._syntax import NO_ENV_VARIABLE
@@ -47,24 +46,17 @@ def write_sweep(sweep: Sweep[Any], *, resume: bool = False) -> list[Point[Any]]:
         raise _changed(sweep, previous, resume)
     finished = {point.name for point in sweep.points if resume and _finished(point)}
     made_with = {"git": git_state(sweep.cwd), "versions": versions()}  # asked once per sweep
-    secrets: set[str] = set()
     for point in sweep.points:
-        held = secret_texts(point.config)
-        secrets |= held
         if point.name not in finished:
-            _write_point(sweep, point, made_with, held)
+            _write_point(sweep, point, made_with)
     instant = {} if sweep.now is None else {"now": sweep.now.isoformat()}
     definition = {"hash": sweep.definition_hash, **instant, **sweep.definition}
     kept = _manifest_by_name(sweep.directory) if finished else {}
     lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
     write_files(
         [
-            NewFile(
-                sweep.directory / SWEEP_FILE,
-                record_text(definition),
-                record_mode(definition, secrets),
-            ),
-            _manifest_file(sweep.directory, lines, secrets),
+            NewFile(sweep.directory / SWEEP_FILE, record_text(definition)),
+            _manifest_file(sweep, lines),
         ],
         what="records",
     )
@@ -109,8 +101,7 @@ def record_submission(
     for line in lines:
         if line["name"] in submitted:
             line.update(executor=executor, job_id=submitted[line["name"]])
-    secrets = {text for point in sweep.points for text in secret_texts(point.config)}
-    write_files([_manifest_file(sweep.directory, lines, secrets)], what="records")
+    write_files([_manifest_file(sweep, lines)], what="records")
 
 
 def read_manifest(directory: Path) -> list[dict[str, Any]]:
@@ -128,18 +119,17 @@ def _is_name(value: Any) -> bool:
     return isinstance(value, str) and value != ""
 
 
-def _manifest_file(
-    directory: Path, lines: Sequence[Mapping[str, Any]], secrets: set[str]
-) -> NewFile:
-    return NewFile(directory / MANIFEST_FILE, lines_text(lines), record_mode(lines, secrets))
+def _manifest_file(sweep: Sweep[Any], lines: Sequence[Mapping[str, Any]]) -> NewFile:
+    return NewFile(sweep.directory / MANIFEST_FILE, lines_text(lines))
 
 
 def _manifest_line(sweep: Sweep[Any], point: Point[Any], kept: Mapping[str, Any]) -> dict[str, Any]:
+    schema = type(point.config)
     line: dict[str, Any] = {
         "index": point.index,
         "name": point.name,
-        "axes": dict(point.axes),
-        "overrides": list(point.overrides),
+        "axes": masked_axes(schema, point.axes, point.config),
+        "overrides": masked_tokens(schema, point.overrides, point.config),
         "fingerprint": point.fingerprint,
         "command": list(_command(sweep, point)),
         "directory": str(point.directory),
@@ -168,13 +158,12 @@ def _job(sweep: Sweep[Any], point: Point[Any]) -> Job:
     return Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd, env)
 
 
-def _write_point(
-    sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any], secrets: set[str]
-) -> None:
+def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any]) -> None:
     """The point's config, run.json and job.json: all or none."""
+    schema = type(point.config)
     record = run_record(
         prog=sweep.prog,
-        argv=point.argv,
+        argv=masked_tokens(schema, point.argv, point.config),
         fingerprint=point.fingerprint,
         origins=point_origins(sweep, point),
         sources=sweep.sources,
@@ -182,14 +171,14 @@ def _write_point(
         now=sweep.now,
         **made_with,
     )
-    record["overrides"] = list(point.overrides)
-    record["axes"] = dict(point.axes)
+    record["overrides"] = masked_tokens(schema, point.overrides, point.config)
+    record["axes"] = masked_axes(schema, point.axes, point.config)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
     job = job_record(_job(sweep, point))
     files = [
         *config_files(point.directory, {sweep.prog: point.config}),
-        NewFile(point.directory / RUN_FILE, record_text(record), record_mode(record, secrets)),
-        NewFile(point.directory / JOB_FILE, record_text(job), record_mode(job, secrets)),
+        NewFile(point.directory / RUN_FILE, record_text(record)),
+        NewFile(point.directory / JOB_FILE, record_text(job)),
     ]
     write_files(files, what="records")
 

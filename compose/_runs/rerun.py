@@ -3,9 +3,10 @@
 DIR/run.json (a sweep point's record, or a single run's from `write_run_record`) holds the
 argv the run was composed from and the sha256 of every file it read. If every file still
 holds that text, the recorded argv is composed again with the new overrides after it, so
-origins point at the original files. If one changed or is gone, a warning names it and the
-run is built on its recorded resolved config (DIR/configs/PROG.toml) instead: what ran, not
-what the files say now. The run's instant (`now` in run.json) is what `${now:}` gives again.
+origins point at the original files. If one changed or is gone, or the argv holds a secret's
+mask (records never hold a secret), a warning says so and the run is built on its recorded
+resolved config (DIR/configs/PROG.toml) instead: what ran, not what the files say now. The
+run's instant (`now` in run.json) is what `${now:}` gives again.
 """
 
 from __future__ import annotations
@@ -19,25 +20,25 @@ from typing import Any
 from pydantic import BaseModel
 
 from compose._atomic import write_file
+from compose._input.argv import ValueItem, item_spans
 from compose._input.files import FileCache, read_text
 from compose._input.options import Options, options
 from compose._input.search import Dirs
 from compose._interp.clock import NOW_VARIABLE, run_instant
 from compose._jsonfile import read_record, record_text
-from compose._output.plain import secret_texts
 from compose._runs.fingerprint import fingerprint
+from compose._runs.masked import masked_tokens
 from compose._runs.provenance import git_state_meanwhile, versions
 from compose._runs.run import (
     RUN_FILE,
     config_file,
     leaf_origins,
     read_run,
-    record_mode,
     recorded_now,
     run_record,
     sha256_text,
 )
-from compose._syntax import FROM_RUN_FLAG, is_from_run_flag
+from compose._syntax import FROM_RUN_FLAG, SECRET_MASK, is_from_run_flag
 from compose._warn import held, warn
 from compose.errors import ArgvError, ComposeError, ComposeWarning, SourceError
 
@@ -70,6 +71,9 @@ def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetim
         )
     now = recorded_now(record, path)
     problem = _changed_source(record.get("sources") or {})
+    masked = _masked_flags(record["argv"])
+    if problem is None and masked:
+        problem = f"its argv holds the secret of {', '.join(masked)}, which run.json keeps masked"
     if problem is None:
         return [*map(str, record["argv"]), *rest], now
     resolved = directory / str(record.get("config") or config_file(Path(), prog))
@@ -87,6 +91,15 @@ def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetim
         stacklevel=2,
     )
     return ["@", str(resolved), *rest], now
+
+
+def _masked_flags(argv: list[Any]) -> list[str]:
+    """The flags of `argv` whose value a record keeps masked (`compose._runs.masked`)."""
+    return [
+        item.shown
+        for item, _ in item_spans([str(token) for token in argv])
+        if isinstance(item, ValueItem) and any(SECRET_MASK in token for token in item.tokens)
+    ]
 
 
 def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
@@ -136,7 +149,7 @@ def describe_run(
             origins = leaf_origins(type(config), tokens, files, knobs)
         return run_record(
             prog=prog,
-            argv=tokens,
+            argv=masked_tokens(type(config), tokens, config),
             fingerprint=fingerprint(config),
             origins=origins,
             sources={shown: sha256_text(text) for shown, text in files.texts.items()},
@@ -186,7 +199,7 @@ def write_run_record(
     record = describe_run(config, argv, prog, knobs)
     if _recorded_fingerprint(path) == record["fingerprint"]:
         return path
-    return write_file(path, record_text(record), mode=record_mode(record, secret_texts(config)))
+    return write_file(path, record_text(record))  # no secret in it: `masked_tokens`
 
 
 def _recorded_fingerprint(path: Path) -> Any:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._api import argv_items
-from compose._atomic import PRIVATE
 from compose._input.files import FileCache
 from compose._input.options import Options
 from compose._interp.clock import parse_instant
@@ -102,27 +101,6 @@ def _sources(value: Any) -> bool:
 def _or_none(valid: Callable[[Any], bool]) -> Callable[[Any], bool]:
     """`valid`, for a key a record may leave out (an older record's)."""
     return lambda value: value is None or valid(value)
-
-
-def record_mode(data: Any, secrets: set[str]) -> int | None:
-    """A record's mode: `PRIVATE` when its data holds the text of one of `secrets` (a flag
-    or a sweep axis that set a secret the config holds: `secret_texts`), as the config's own
-    file is; else None (the umask's)."""
-    if secrets and any(secret in text for text in _texts(data) for secret in secrets):
-        return PRIVATE
-    return None
-
-
-def _texts(data: Any) -> Iterator[str]:
-    if isinstance(data, str):
-        yield data
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            yield str(key)
-            yield from _texts(value)
-    elif isinstance(data, (list, tuple)):
-        for item in data:
-            yield from _texts(item)
 
 
 def sha256_text(text: str) -> str:

@@ -30,9 +30,10 @@ from compose._interp.clock import run_instant
 from compose._jsonfile import is_text, read_record, record_field
 from compose._runs.define import Axes, Where, axis_values, expand, override, product
 from compose._runs.fingerprint import fingerprint
+from compose._runs.masked import masked_axes, masked_definition
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
-from compose._syntax import SECRET_MASK, SWEEP_CONTROLS, SWEEP_FLAG, kebab_case, snake_case
+from compose._syntax import SWEEP_CONTROLS, SWEEP_FLAG, kebab_case, snake_case
 from compose._tree import KeyPath
 from compose.errors import ComposeError, UnknownKeyError, closest, gather
 
@@ -214,14 +215,17 @@ def sweep_with(
     _check_keys(schema, origins)
     base = tuple(argv)
     settings = _Settings(controls, prog)
-    definition = {
-        "prog": settings.prog,
-        "argv": list(base),
-        "sweep": tables,
-        "axes": dict(axes or {}),
-        "command": list(settings.command),
-        "output": settings.output,
-    }
+    definition = masked_definition(  # sweep.json, and its hash, hold no secret
+        schema,
+        {
+            "prog": settings.prog,
+            "argv": list(base),
+            "sweep": tables,
+            "axes": dict(axes or {}),
+            "command": list(settings.command),
+            "output": settings.output,
+        },
+    )
     definition_hash = canonical_hash(definition)
     instant = _sweep_instant(knobs, settings.directory, definition_hash)
     at_instant = knobs.but(now=instant)
@@ -475,11 +479,7 @@ def describe_point(index: int, axes: Mapping[str, Any]) -> str:
 
 def _masked_axes(schema: type[BaseModel], axes: Axes) -> Axes:
     """The point's axes as errors may show them: a secret field's value masked."""
-    from compose._schema.secrets import names_secret  # noqa: PLC0415  # errors only
-    from compose._schema.shape import model_shape  # noqa: PLC0415
-
-    root = model_shape(schema)
-    return {key: SECRET_MASK if names_secret(root, f"--{key}") else v for key, v in axes.items()}
+    return masked_axes(schema, axes)
 
 
 def _shown(value: Any) -> str:

@@ -1,9 +1,9 @@
 """Every file a run or a sweep leaves (configs, run.json, job.json, status.json, sweep.json,
 manifest.jsonl, an sbatch executor's jobs.txt and script, log.txt) is written by compose's one
 writer: a symlink planted at its name is replaced, never followed, and the file it points to
-is left as it was; a new file gets `0o666 & ~umask`, as other files do, and one that holds the
-text of a secret is 0600; text that is not UTF-8 (a Latin-1 file name) is recorded so that it
-reads back the same."""
+is left as it was; a new file gets `0o666 & ~umask`, as other files do, and a config that holds
+a secret is 0600 (no record holds one: `compose._runs.masked`); text that is not UTF-8 (a
+Latin-1 file name) is recorded so that it reads back the same."""
 
 from __future__ import annotations
 
@@ -111,19 +111,17 @@ def test_a_single_runs_record_follows_the_umask(app: Any, umask: int) -> None:
     assert _files(Path("out")) == {"configs/app.toml": 0o666 & ~umask, "run.json": 0o666 & ~umask}
 
 
-def test_a_secret_on_the_command_line_makes_its_records_private(
-    app: Any, capsys: pytest.CaptureFixture[str]
+def test_a_secret_on_the_command_line_leaves_only_the_configs_private(
+    app: Any, umask: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The config holds the secret, and so do the records of the flag that set it (run.json's
-    argv, sweep.json's base command line); job.json and the manifest, which name the config
-    file, do not."""
+    """The config holds the secret, 0600; the records of the flag that set it (run.json's argv,
+    sweep.json's base command line) hold its mask, and follow the umask."""
     _sweep(app, "--api.key", "sk-flag")
     files = _files(Path("runs"))
-    private = {name for name, mode in files.items() if mode == 0o600}
-    assert private == {
-        name for name in files if name.endswith(("configs/app.toml", "run.json", "sweep.json"))
-    }
-    assert all("sk-flag" not in Path("runs", name).read_text() for name in set(files) - private)
+    configs = {name for name in files if name.endswith("configs/app.toml")}
+    assert {files[name] for name in configs} == {0o600}
+    assert {files[name] for name in set(files) - configs} == {0o666 & ~umask}
+    assert all("sk-flag" not in Path("runs", name).read_text() for name in set(files) - configs)
 
 
 def test_a_secret_from_a_file_leaves_the_run_record_to_the_umask(app: Any, umask: int) -> None:
