@@ -56,6 +56,11 @@ def split_dotted(key: str) -> list[str]:
     return key.split(".")
 
 
+def snake_key(key: str) -> str:
+    """A dotted key as fields spell it, segment by segment: `trainer.max-lr` is `trainer.max_lr`."""
+    return dotted(snake_case(segment) for segment in split_dotted(key))
+
+
 def without_negation(segment: str) -> str | None:
     """`x` for a segment spelt `no-x` or `no_x`, else None."""
     for prefix in NEGATIONS:

@@ -10,7 +10,9 @@ An entry whose `bug` is set pins what the engine *should* print, not what it pri
 test fails until the engine is fixed (`bug` says what is wrong).
 
 Argv entries run `parse(schema, argv)`, which is what an entrypoint `app` built with
-`cli(schema)` does with `app ARGV...`; `{cwd}` in a message stands for the working directory.
+`cli(schema)` does with `app ARGV...` (an argv of sweep mode runs the sweep, one with
+`--from-run` runs `cli(schema, args=argv)`); `{cwd}` in a message or origin stands for the
+working directory.
 Most entries use `RLConfig` from `schemas.py`, a prime-rl-shaped schema. `check` entries run
 `compose check PATH...` over their files: a mistake in its mapping, `compose-check.toml`, is
 bad input to the check (exit 2) or a problem it finds (exit 1).
@@ -1171,6 +1173,43 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin="p/job.json",
         fix="Write the sweep's records again (the same sweep rewrites them); compose writes each "
         "record whole, so only a hand or another program leaves one cut.",
+    ),
+    Case(
+        name="rerun-into-its-own-record",
+        title="A rerun with changes into the run's own directory",
+        did="Reran a run with a change, its output directory still the run's: `--from-run first "
+        "--seed 2`.",
+        files={
+            "base.toml": "seed = 1\n",
+            "first/run.json": '{"argv": ["@", "base.toml", "--output-dir", "first"]}\n',
+        },
+        argv=_argv("--from-run first --seed 2"),
+        error=ArgvError,
+        message=(
+            "--from-run = 'first': a rerun with changes is a new run, but its --output-dir is "
+            "still first, whose record it would rewrite; give it its own --output-dir (naming "
+            "first with --output-dir replaces its record)"
+        ),
+        key="--from-run",
+        origin=None,
+        fix="Give the new run its own `--output-dir`; name the run's own (`--output-dir first`) "
+        "to replace its record.",
+    ),
+    Case(
+        name="record-argv-not-one-run",
+        title="A run record whose argv is not one run's",
+        did="Reran a `run.json` whose `argv` holds a sweep flag (a crafted or damaged record).",
+        files={"first/run.json": '{"argv": ["--sweep.seed", "1", "2"]}\n'},
+        argv=_argv("--from-run first"),
+        error=ComposeError,
+        message=(
+            "argv = '--sweep.seed' (from first/run.json): holds a flag no run's record holds: a "
+            "record's argv is one run's command line"
+        ),
+        key="argv",
+        origin="first/run.json",
+        fix="Rerun a record compose wrote; a record never starts a sweep, reruns another run "
+        "or asks for help.",
     ),
     Part("Flat configs from trackers and sweep agents"),
     Case(

@@ -26,7 +26,7 @@ from compose._runs.executors import check_command, open_executor
 from compose._runs.jobs import FINISHED, JOB_FILE, Executor, Job
 from compose._runs.masked import masked_axes, masked_tokens
 from compose._runs.provenance import git_state, versions
-from compose._runs.run import RUN_FILE, config_file, run_record
+from compose._runs.run import RUN_FILE, config_file, recorded_environment, run_record
 from compose._runs.status import job_record, read_status
 from compose._runs.sweep import SWEEP_FILE, Point, Sweep, point_origins, read_sweep_record
 from compose._syntax import NO_ENV_VARIABLE
@@ -168,6 +168,8 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
         origins=point_origins(sweep, point),
         sources=sweep.sources,
         cwd=sweep.cwd,
+        environment=recorded_environment(point.config, sweep.knobs),
+        output=sweep.output,
         now=sweep.now,
         **made_with,
     )

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from compose._api import parse_with
 from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
-from compose._input.options import Options, Resolvers, options
+from compose._input.options import NO_OPTIONS, Options, Resolvers, options
 from compose._input.search import Dirs
 from compose._interp.clock import run_instant
 from compose._jsonfile import is_text, read_record, record_field
@@ -109,6 +109,9 @@ class Sweep(Generic[M]):
         FILE:LINE, the flag that gave it, or None (a default)."""
         where = self.control_origins.get(str(path[1])) if len(path) > 1 else None
         return where(path) if where is not None else None
+
+    knobs: Options = field(default=NO_OPTIONS, repr=False)
+    """What every point was composed with (its environment's variables go in the records)."""
 
 
 class PointError(ComposeError):
@@ -247,6 +250,7 @@ def sweep_with(
         cwd=os.getcwd(),
         now=instant,
         control_origins=controls["_origins"],
+        knobs=at_instant,
     )
 
 

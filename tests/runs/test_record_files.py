@@ -39,6 +39,7 @@ class App(BaseConfig):
     steps: int = 1
     data: str = "data.txt"
     api: Api = Api()
+    output_dir: str = "out"
 
 
 def main() -> None:
@@ -46,8 +47,8 @@ def main() -> None:
 
     argv = sys.argv[1:]
     config = cli(App, argv, prog="app")
-    write_configs("out", {"app": config})
-    write_run_record("out", config, argv, prog="app")
+    write_run_record(config.output_dir, config, argv, prog="app")
+    write_configs(config.output_dir, {"app": config})
 
 
 if __name__ == "__main__":
@@ -230,8 +231,9 @@ def test_a_latin_1_file_name_is_recorded_as_it_reads_back(app: Any, tmp_path: Pa
     assert record["argv"] == ["@", name]
     assert list(record["sources"]) == [name]
     code, out, err = run_command(
-        [sys.executable, f"{APP_MODULE}.py", "--from-run", "out", "--data", "other"],
+        [sys.executable, f"{APP_MODULE}.py", "--from-run", "out", "--output-dir", "again"],
         cwd=tmp_path,
     )
     assert (code, err) == (0, "")  # the recorded file found and unchanged: no warning
-    assert json.loads(Path("out/run.json").read_bytes())["argv"] == ["@", name, "--data", "other"]
+    argv = ["@", name, "--output-dir", "again"]
+    assert json.loads(Path("again/run.json").read_bytes())["argv"] == argv
