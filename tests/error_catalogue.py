@@ -1495,6 +1495,24 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin="sweep.toml:2",
         fix='Name a program on PATH or an executable file: `["python", "train.py"]`.',
     ),
+    Case(
+        name="sweep-directory-without-definition",
+        title="A sweep directory that holds files but no sweep.json",
+        did="Started a sweep whose directory holds points of a sweep that never wrote its "
+        "definition (or another program's files).",
+        files={"runs/s/0123456789ab/run.json": "{}\n"},
+        argv=_argv("--sweep.seed 1 2 --sweep-name s --dry-run"),
+        error=ComposeError,
+        message=(
+            f"{CWD}/runs/s: holds files (0123456789ab) but no sweep.json: not this sweep's "
+            "directory (a sweep stopped before its definition was written, or another "
+            "program's); give this sweep a new --sweep-name (or --sweep-dir), or remove the "
+            "directory"
+        ),
+        key=None,
+        origin=f"{CWD}/runs/s",
+        fix="Give the sweep a new `--sweep-name`, or remove the directory.",
+    ),
 )
 
 CATALOGUE: tuple[Case, ...] = tuple(entry for entry in ENTRIES if isinstance(entry, Case))

@@ -101,7 +101,7 @@ def test_a_sweeps_records_follow_the_umask(
 ) -> None:
     _sweep(app)
     files = _files(Path("runs"))
-    assert len(files) == 2 + 2 * 3  # sweep.json, manifest.jsonl; per point config, run, job
+    assert len(files) == 3 + 2 * 3  # sweep.json, .lock, manifest.jsonl; per point config, run, job
     assert set(files.values()) == {0o666 & ~umask}
 
 
