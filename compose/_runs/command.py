@@ -29,6 +29,7 @@ from compose._runs.define import cli_text
 from compose._runs.records import open_sweep_executor, submit_sweep, sweep_lock, write_records
 from compose._runs.status import PointState, skipped_lines
 from compose._runs.sweep import Sweep, sweep_with
+from compose._runs.view import table_lines
 from compose._syntax import SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
@@ -130,11 +131,7 @@ def points_table(
         job = left.state if left is not None else job_ids.get(point.name) or "-"
         values = [cli_text(point.axes[key]) if key in point.axes else "" for key in keys]
         rows.append([str(point.index), point.name, *values, job])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
+    lines = table_lines(rows)
     state = "dry run: records written, nothing submitted" if dry else f"executor {made.executor}"
     where = _shown_dir(made.directory)
     head = f"sweep {made.name}: {len(made.points)} points in {where} ({state})"
