@@ -255,9 +255,9 @@ def _run(job: Job) -> int:
     started = _now()
     common = {"attempt": attempt, "host": socket.gethostname(), "started": started}
     with open_append(Path(job.directory) / LOG_FILE) as log:
-        log.write(f"=== compose job: attempt {attempt} on {common['host']} at {started}: ".encode())
         shown = shlex.join(job.argv).replace("\n", "\\n")  # one line, whatever the argv holds
-        log.write(f"{shown} (in {job.cwd})\n".encode())
+        header = f"=== compose job: attempt {attempt} on {common['host']} at {started}: "
+        _log(log, f"{header}{shown} (in {job.cwd})\n")
         log.flush()
         try:
             process = _start(job, log)
@@ -267,6 +267,12 @@ def _run(job: Job) -> int:
         with _forwarding_signals(process):
             returncode = process.wait()
     return _finished(job, returncode, pid=process.pid, **common)
+
+
+def _log(log: IO[bytes], text: str) -> None:
+    """`text` into the log, a name the OS gave as bytes that are not UTF-8 (which Python holds
+    as lone surrogates: a Latin-1 file or directory name) as those bytes."""
+    log.write(text.encode("utf-8", "surrogateescape"))
 
 
 def _start(job: Job, log: IO[bytes]) -> subprocess.Popen[bytes]:
@@ -285,7 +291,7 @@ def _start(job: Job, log: IO[bytes]) -> subprocess.Popen[bytes]:
 def _not_started(job: Job, log: IO[bytes], error: OSError, common: dict[str, Any]) -> int:
     code = _NOT_FOUND if isinstance(error, FileNotFoundError) else _NOT_RUNNABLE
     reason = f"cannot run {job.argv[0]!r}: {error.strerror or error}"
-    log.write(f"compose job: {reason}\n".encode())
+    _log(log, f"compose job: {reason}\n")
     sys.stderr.write(f"compose job: {job.directory}: {reason}\n")
     _write_status(
         job.directory, "failed", exit_code=code, signal=None, error=reason, ended=_now(), **common
