@@ -34,12 +34,12 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from compose.errors import OutputError
+from compose.errors import ComposeError, OutputError
 
 PRIVATE = 0o600  # a file that holds a secret: its owner's alone
 _NEW = 0o666  # narrowed by the process's umask, as open() makes any file
@@ -341,20 +341,30 @@ def _opened(directory: Path, what: str) -> Iterator[_Directory]:
 def _lock(directory: Path, fd: int, what: str) -> bool:
     """Take the directory's lock, waiting (a while, not forever) for another writer; False
     where locks are not to be had (no `fcntl`, a file system that refuses them)."""
+
+    def busy() -> ComposeError:
+        message = f"another process has been writing {what} here for {_LOCK_WAIT:g} s"
+        return OutputError(message, origin=str(directory))
+
+    return take_lock(fd, _LOCK_WAIT, busy)
+
+
+def take_lock(fd: int, seconds: float, busy: Callable[[], ComposeError]) -> bool:
+    """`flock` the open file `fd`, waiting up to `seconds` for another process that holds it;
+    past them, raise what `busy` makes. False where locks are not to be had (no `fcntl`, a
+    file system that refuses them): the caller goes on without one. Released when `fd` is
+    closed."""
     try:
         import fcntl  # noqa: PLC0415  # not on Windows
     except ImportError:
         return False
-    deadline = time.monotonic() + _LOCK_WAIT
+    deadline = time.monotonic() + seconds
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            if time.monotonic() > deadline:
-                raise OutputError(
-                    f"another process has been writing {what} here for {_LOCK_WAIT:g} s",
-                    origin=str(directory),
-                ) from None
+            if time.monotonic() >= deadline:
+                raise busy() from None
             time.sleep(0.01)
         except OSError:
             return False

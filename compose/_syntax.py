@@ -56,6 +56,11 @@ def split_dotted(key: str) -> list[str]:
     return key.split(".")
 
 
+def snake_key(key: str) -> str:
+    """A dotted key as fields spell it, segment by segment: `trainer.max-lr` is `trainer.max_lr`."""
+    return dotted(snake_case(segment) for segment in split_dotted(key))
+
+
 def without_negation(segment: str) -> str | None:
     """`x` for a segment spelt `no-x` or `no_x`, else None."""
     for prefix in NEGATIONS:
@@ -67,6 +72,11 @@ def without_negation(segment: str) -> str | None:
 # Where compose keeps its caches (the docstring index), and the switch that turns them off
 CACHE_DIR_VARIABLE = "COMPOSE_CACHE_DIR"
 NO_CACHE_VARIABLE = "COMPOSE_NO_CACHE"
+
+# Set in a sweep's job's environment (`compose job`): any value but empty or 0 turns the
+# environment layer off, so that the job composes the config its record holds, never what the
+# node's own variables would add (`compose._input.env`)
+NO_ENV_VARIABLE = "COMPOSE_NO_ENV"
 
 # Before the node a warning is about, in the text of an old name's and a migrated key's warning
 # (`errors.RenamedWarning`, `MigratedWarning`: tools read their `.origin`, not this text).

@@ -10,11 +10,12 @@ An entry whose `bug` is set pins what the engine *should* print, not what it pri
 test fails until the engine is fixed (`bug` says what is wrong).
 
 Argv entries run `parse(schema, argv)`, which is what an entrypoint `app` built with
-`cli(schema)` does with `app ARGV...` (those of sweep mode, `--sweep...`, run sweep mode);
-`{cwd}` in a message stands for the working directory. Most entries use `RLConfig` from
-`schemas.py`, a prime-rl-shaped schema. `check` entries run `compose check PATH...` over
-their files: a mistake in its mapping, `compose-check.toml`, is bad input to the check
-(exit 2) or a problem it finds (exit 1).
+`cli(schema)` does with `app ARGV...` (an argv of sweep mode, `--sweep...`, runs the sweep, one
+with `--from-run` runs `cli(schema, args=argv)`); `{cwd}` in a message or origin stands for
+the working directory. Most entries use `RLConfig` from `schemas.py`, a prime-rl-shaped
+schema. `check` entries run `compose check PATH...` over their files: a mistake in its
+mapping, `compose-check.toml`, is bad input to the check (exit 2) or a problem it finds
+(exit 1).
 """
 
 from __future__ import annotations
@@ -1174,6 +1175,43 @@ ENTRIES: tuple[Part | Case, ...] = (
         fix="Write the sweep's records again (the same sweep rewrites them); compose writes each "
         "record whole, so only a hand or another program leaves one cut.",
     ),
+    Case(
+        name="rerun-into-its-own-record",
+        title="A rerun with changes into the run's own directory",
+        did="Reran a run with a change, its output directory still the run's: `--from-run first "
+        "--seed 2`.",
+        files={
+            "base.toml": "seed = 1\n",
+            "first/run.json": '{"argv": ["@", "base.toml", "--output-dir", "first"]}\n',
+        },
+        argv=_argv("--from-run first --seed 2"),
+        error=ArgvError,
+        message=(
+            "--from-run = 'first': a rerun with changes is a new run, but its --output-dir is "
+            "still first, whose record it would rewrite; give it its own --output-dir (naming "
+            "first with --output-dir replaces its record)"
+        ),
+        key="--from-run",
+        origin=None,
+        fix="Give the new run its own `--output-dir`; name the run's own (`--output-dir first`) "
+        "to replace its record.",
+    ),
+    Case(
+        name="record-argv-not-one-run",
+        title="A run record whose argv is not one run's",
+        did="Reran a `run.json` whose `argv` holds a sweep flag (a crafted or damaged record).",
+        files={"first/run.json": '{"argv": ["--sweep.seed", "1", "2"]}\n'},
+        argv=_argv("--from-run first"),
+        error=ComposeError,
+        message=(
+            "argv = '--sweep.seed' (from first/run.json): holds a flag no run's record holds: a "
+            "record's argv is one run's command line"
+        ),
+        key="argv",
+        origin="first/run.json",
+        fix="Rerun a record compose wrote; a record never starts a sweep, reruns another run "
+        "or asks for help.",
+    ),
     Part("Flat configs from trackers and sweep agents"),
     Case(
         name="flat-key-names-no-field",
@@ -1553,6 +1591,24 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="--sweep-nmae",
         origin="--sweep-nmae",
         fix="Correct the flag; a mistake all points share is said once.",
+    ),
+    Case(
+        name="sweep-directory-without-definition",
+        title="A sweep directory that holds files but no sweep.json",
+        did="Started a sweep whose directory holds points of a sweep that never wrote its "
+        "definition (or another program's files).",
+        files={"runs/s/0123456789ab/run.json": "{}\n"},
+        argv=_argv("--sweep.seed 1 2 --sweep-name s --dry-run"),
+        error=ComposeError,
+        message=(
+            f"{CWD}/runs/s: holds files (0123456789ab) but no sweep.json: not this sweep's "
+            "directory (a sweep stopped before its definition was written, or another "
+            "program's); give this sweep a new --sweep-name (or --sweep-dir), or remove the "
+            "directory"
+        ),
+        key=None,
+        origin=f"{CWD}/runs/s",
+        fix="Give the sweep a new `--sweep-name`, or remove the directory.",
     ),
 )
 

@@ -36,7 +36,7 @@ from compose._cli.roles import (
 )
 from compose._input.options import NO_OPTIONS
 from compose._runs.command import asks_sweep, run_sweep
-from compose._runs.rerun import FROM_RUN, rerun
+from compose._runs.rerun import asks_from_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "09-error-catalogue.md"
@@ -81,11 +81,10 @@ def run(case: Case) -> ComposeError:
                 from_flat(case.schema, case.flat, list(case.argv or ()))
             elif case.argv is not None and asks_sweep(case.argv):
                 run_sweep(case.schema, list(case.argv), PROG, NO_OPTIONS)
+            elif case.argv is not None and asks_from_run(case.argv):
+                cli(case.schema, args=list(case.argv), prog=PROG)
             elif case.argv is not None:
-                argv = list(case.argv)
-                if FROM_RUN in argv:  # as an entrypoint does, before it parses
-                    argv = rerun(argv, PROG)[0]
-                parse(case.schema, argv)
+                parse(case.schema, list(case.argv))
             else:
                 compose(list(case.sources), list(case.overrides), schema=case.schema)
         except ComposeError as error:
@@ -115,7 +114,8 @@ def test_entry(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     error = run(case)
     assert str(error) == expected_message(case)
     assert type(error) is case.error, f"raised {type(error).__name__}: {error}"
-    assert (error.key, error.origin) == (case.key, case.origin)
+    origin = case.origin.replace(CWD, os.getcwd()) if case.origin else case.origin
+    assert (error.key, error.origin) == (case.key, origin)
     if isinstance(error, ErrorGroup):
         assert len(error.errors) > 1
         for each in error.errors:
@@ -318,7 +318,7 @@ def _render_case(index: int, case: Case) -> str:
     elif case.argv is not None:
         command = shlex.join([PROG, *case.argv])
         lines += ["```text", f"$ {command}", f"error: {message}", "```", ""]
-        if asks_sweep(case.argv):
+        if asks_sweep(case.argv) or asks_from_run(case.argv):
             lines += ["Nothing is written or submitted.", ""]
         else:
             lines += [f"`parse` raises `{case.error.__name__}`.", ""]

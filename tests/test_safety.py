@@ -510,7 +510,8 @@ def test_the_source_scan_sees_the_package() -> None:
 
 @pytest.mark.parametrize("under", ["a-file", "/dev/null", "/proc"])
 def test_an_output_directory_that_cannot_be_made_is_one_error(tmp_path: Path, under: str) -> None:
-    """The directory named, and why; exit 2; nothing written anywhere."""
+    """The directory named, and why; exit 2; nothing written anywhere (the app writes its
+    run record first: the first file it cannot write is run.json)."""
     (tmp_path / "a-file").write_text("x")
     parent = tmp_path / under if under == "a-file" else Path(under)
     output = parent / "run"
@@ -519,7 +520,7 @@ def test_an_output_directory_that_cannot_be_made_is_one_error(tmp_path: Path, un
     assert run_command(argv, cwd=tmp_path) == (
         2,
         "",
-        f"error: {output}/configs: cannot write configs here: {reason}\n",
+        f"error: {output}: cannot write run.json here: {reason}\n",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 

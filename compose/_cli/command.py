@@ -7,13 +7,15 @@
     compose schema MODULE:CLASS
     compose completion bash|zsh|fish PROG
     compose job DIR
+    compose status DIR
     compose migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...
 
 ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
 command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
 separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found differences,
 2 bad input, with the error on stderr and never a traceback; `job` exits with its command's
-exit code; `migrate --check` exits 1 when a file would change.
+exit code, `status` with 0 whatever the points' states; `migrate --check` exits 1 when a file
+would change.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ commands:
   job DIR
       run the command of a sweep's point (DIR/job.json), its output appended to DIR/log.txt,
       its state in DIR/status.json; exits with the command's exit code (what executors run)
+  status DIR
+      how the points of the sweep in DIR (or the one point DIR) stand: a table of each point's
+      axis values, state, exit code and log, then a line per state
   migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...
       rewrite old TOML files in place for the schema's version (its migrations), keeping
       comments and layout; --section for a file loaded as --KEY @ FILE; --check only prints
@@ -100,6 +105,7 @@ _ALLOWED = {
     "schema": frozenset(),
     "completion": frozenset(),
     "job": frozenset(),
+    "status": frozenset(),
     "migrate": frozenset({"--schema", "--section", "--check"}),
 }
 _HELP = ("-h", "--help", "help")
@@ -535,6 +541,16 @@ def job_command(options: Options) -> int:
     return _status.run_job(options.rest[0])
 
 
+def status_command(options: Options) -> int:
+    """`compose status DIR`: how a sweep's points stand (`compose._runs.view`)."""
+    if len(options.rest) != 1:
+        raise ArgvError("expects DIR: a sweep's directory, or a point's", key="status")
+    from compose._runs.view import status_text  # noqa: PLC0415  # only this command reads records
+
+    write_text(sys.stdout, status_text(options.rest[0]))
+    return 0
+
+
 def _paths(options: Options, command: str) -> list[str]:
     """The PATHs or FILEs a command takes after its options: a token there that starts with
     `--` is a mistyped option, or one given after them (a path would not exist: it was
@@ -588,6 +604,7 @@ _COMMANDS: dict[str, Callable[[Options], int]] = {
     "schema": schema_command,
     "completion": completion_command,
     "job": job_command,
+    "status": status_command,
     "migrate": migrate_command,
 }
 

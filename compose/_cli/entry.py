@@ -16,7 +16,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeVar
 
 from pydantic import BaseModel
 
@@ -27,6 +27,9 @@ from compose._shortcuts import SHORTCUTS
 from compose._syntax import COMPLETE_VARIABLE, is_from_run_flag, is_sweep_flag
 from compose._warn import held
 from compose.errors import ComposeError, HelpRequested, printable
+
+if TYPE_CHECKING:
+    from compose._runs.rerun import Rerun
 
 M = TypeVar("M", bound=BaseModel)
 Now = datetime.datetime | str | None  # an instant for `${now:}`: see `cli`
@@ -169,23 +172,25 @@ def _show_sweep(done: SweepDone) -> NoReturn:
     raise SystemExit(0)
 
 
-def _runs(schema: type[M], args: list[str], prog: str, knobs: Options) -> tuple[list[str], Options]:
+def _runs(
+    schema: type[M], args: list[str], prog: str, knobs: Options
+) -> tuple[list[str], Options, Rerun | None]:
     """`--from-run DIR` replaced by the run's argv, and the options to compose with (at the
-    run's instant, if it recorded one); sweep mode run to its end (`SweepDone`), or, with
-    `--help`, the base command line, whose help is the help every point has.
-    `compose._runs` is imported only when a command line asks for it."""
+    run's instant and in its recorded environment), with the rerun read; sweep mode run to
+    its end (`SweepDone`), or, with `--help`, the base command line, whose help is the help
+    every point has. `compose._runs` is imported only when a command line asks for it."""
+    again = None
     if any(map(is_from_run_flag, args)):
         from compose._runs.rerun import rerun  # noqa: PLC0415  # only when asked
 
-        args, recorded = rerun(args, prog)
-        if recorded is not None:
-            knobs = knobs.but(now=recorded)
+        again = rerun(args, prog, knobs)
+        args, knobs = again.argv, again.knobs(knobs)
     if any(map(is_sweep_flag, args)) and _bare_help(args) is None:
         from compose._runs.command import help_argv, run_sweep  # noqa: PLC0415  # only when asked
 
         base = help_argv(args)
         if base is not None:
-            return base, knobs
+            return base, knobs, again
         progress = SweepProgress(sys.stderr)
         try:
             text = run_sweep(schema, args, prog, knobs, progress=progress)
@@ -194,7 +199,7 @@ def _runs(schema: type[M], args: list[str], prog: str, knobs: Options) -> tuple[
         finally:
             progress.end()
         raise SweepDone(text)
-    return args, knobs
+    return args, knobs, again
 
 
 LARGE_SWEEP = 1_000  # points: off a terminal, a sweep this large reports its progress...
@@ -265,8 +270,9 @@ def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
 
 def _parse(schema: type[M], args: list[str], prog: str, knobs: Options) -> M:
     """`compose.parse`, with a bare help request answered as it would answer it."""
+    again = None
     if any(is_sweep_flag(token) or is_from_run_flag(token) for token in args):
-        args, knobs = _runs(schema, args, prog, knobs)
+        args, knobs, again = _runs(schema, args, prog, knobs)
     section = _bare_help(args)
     alone = knobs.default is None and not _environment_sets(knobs.env_prefix, knobs.environ)
     if SHORTCUTS and section is not None and alone:  # no node but the help: the defaults
@@ -278,7 +284,12 @@ def _parse(schema: type[M], args: list[str], prog: str, knobs: Options) -> M:
         raise HelpRequested(plain_help(screen), screen)
     from compose._api import parse_with  # noqa: PLC0415  # lazy for cold start: see the docstring
 
-    return parse_with(schema, args, knobs, prog=prog)
+    config = parse_with(schema, args, knobs, prog=prog)
+    if again is not None:
+        from compose._runs.rerun import refuse_rewrite  # noqa: PLC0415  # loaded by `_runs`
+
+        refuse_rewrite(again, config, knobs, prog)
+    return config
 
 
 def _environment_sets(prefix: str | None, environ: Mapping[str, str] | None) -> bool:

@@ -23,7 +23,7 @@ from compose._input.argv import EnvItem, Item, ValueItem
 from compose._schema.keys import suggest
 from compose._schema.shape import Shape
 from compose._schema.walk import Target, walk
-from compose._syntax import dotted, snake_case, split_dotted
+from compose._syntax import NO_ENV_VARIABLE, dotted, snake_case, split_dotted
 from compose._warn import warn
 from compose.errors import ArgvError, ComposeError, ComposeWarning, UnknownKeyError
 
@@ -52,13 +52,16 @@ def with_environment(
 def environment_node(prefix: str | None, environ: Mapping[str, str] | None) -> EnvItem | None:
     """The node of the variables named `PREFIX...` (in name order), or None when there are none.
 
-    `environ` defaults to `os.environ`; nothing is read when `prefix` is None.
+    `environ` defaults to `os.environ`; nothing is read when `prefix` is None, or when
+    $COMPOSE_NO_ENV is set there (a sweep's job: it composes its recorded config alone).
     """
     if prefix is None:
         return None
     if not prefix:
         raise ValueError("env_prefix must not be empty: it would read every variable")
     environ = os.environ if environ is None else environ
+    if environ.get(NO_ENV_VARIABLE, "") not in ("", "0"):
+        return None
     names = sorted(name for name in environ if name.startswith(prefix))
     values: list[ValueItem] = []
     for name in names:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 import json
-import os
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import PurePath
@@ -19,7 +18,7 @@ from pydantic import BaseModel, SecretBytes, SecretStr
 from compose._schema.secrets import FromEnvironment, Verbatim
 from compose._syntax import NONE_TEXT, SECRET_MASK
 
-__all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "secret_texts", "to_data"]
+__all__ = ["NONE_TEXT", "holds_secret", "json_text", "plain_text", "to_data"]
 
 
 def to_data(
@@ -64,15 +63,6 @@ def holds_secret(value: Any) -> bool:
     """Whether a model or plain value holds a `SecretStr` or `SecretBytes` anywhere that a
     written file holds as its value (not one written as its `${oc.env:NAME}`)."""
     return bool(_written_secrets(value, []))
-
-
-def secret_texts(value: Any) -> set[str]:
-    """The text of each secret that `holds_secret` finds (bytes decoded as argv is), but the
-    empty one: what a file that holds one of them as text holds (a record of the flag or the
-    sweep axis that set it)."""
-    found = (secret.get_secret_value() for secret in _written_secrets(value, []))
-    texts = (os.fsdecode(text) if isinstance(text, bytes) else str(text) for text in found)
-    return {text for text in texts if text}
 
 
 _LEAVES = (str, int, float, type(None))  # most of a config: settled before the slower checks

@@ -12,7 +12,7 @@ say what was done as a table of points. `cli()` prints it and exits 0; any bad i
     --sweep-dir DIR         where it goes (default: runs)
     --sweep-output KEY      the key set to each point's own directory (`output_dir`)
     --sweep-executor NAME   none, local, submitit, sbatch, ray (default: none)
-    --sweep-resume          skip the points whose status says finished
+    --sweep-resume          run again only the points that failed or never started
     --dry-run               write the records, submit nothing (not passed to the points)
 """
 
@@ -27,8 +27,10 @@ from pydantic import BaseModel
 from compose._input.argv import FileItem, HelpItem, ValueItem, item_spans
 from compose._input.options import Options
 from compose._runs.define import cli_text
-from compose._runs.records import open_sweep_executor, submit_sweep, write_sweep
-from compose._runs.sweep import Point, Progress, Sweep, axes_masker, control_text, sweep_with
+from compose._runs.records import open_sweep_executor, submit_sweep, sweep_lock, write_records
+from compose._runs.status import PointState, skipped_lines
+from compose._runs.sweep import Progress, Sweep, axes_masker, control_text, sweep_with
+from compose._runs.view import table_lines
 from compose._syntax import SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
@@ -144,42 +146,40 @@ def run_sweep(
     dry = DRY_RUN in args.switches
     if not dry:
         executor.ready()  # a cluster that cannot take the jobs: nothing written, nothing submitted
-    points = write_sweep(made, resume="--sweep-resume" in args.switches, progress=progress)
-    job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
-    return points_table(
-        schema, made, points, dict(zip((p.name for p in points), job_ids, strict=True)), dry
-    )
+    with sweep_lock(made.directory):  # one sweep writes and submits here at a time
+        resume = "--sweep-resume" in args.switches
+        written = write_records(made, resume=resume, progress=progress)
+        points = written.todo
+        job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
+    ids = dict(zip((p.name for p in points), job_ids, strict=True))
+    return points_table(schema, made, ids, dry, written.skipped)
 
 
 def points_table(
     schema: type[BaseModel],
     made: Sweep[Any],
-    submitted: Sequence[Point[Any]],
     job_ids: Mapping[str, str],
     dry: bool,
+    skipped: Mapping[str, PointState],
 ) -> str:
-    """The table of points: index, name, axis values, job id (`-` for none). What it shows is
-    masked (a swept secret) and printable (a value's control characters escaped, as errors
-    show them)."""
+    """The table of points: index, name, axis values, job id (`-` for none), or the state of
+    a point a resume left alone; then a line per such state. What it shows is masked (a swept
+    secret) and printable (a value's control characters escaped, as errors show them)."""
     keys = list(dict.fromkeys(key for point in made.points for key in point.axes))
     header = ["#", "name", *map(printable, keys), "job"]
     rows = [header]
-    names = {point.name for point in submitted}
     masked = axes_masker(schema)
     for point in made.points:
-        job = job_ids.get(point.name) or ("-" if point.name in names else "finished")
+        left = skipped.get(point.name)
+        job = left.state if left is not None else job_ids.get(point.name) or "-"
         shown = masked(point.axes)
         values = [printable(cli_text(shown[key])) if key in shown else "" for key in keys]
         rows.append([str(point.index), point.name, *values, printable(job)])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines = [
-        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
+    lines = table_lines(rows)
     state = "dry run: records written, nothing submitted" if dry else f"executor {made.executor}"
     where = printable(_shown_dir(made.directory))
     head = f"sweep {made.name}: {len(made.points)} points in {where} ({printable(state)})"
-    return "\n".join([head, *lines]) + "\n"
+    return "\n".join([head, *lines, *skipped_lines(skipped)]) + "\n"
 
 
 def _shown_dir(directory: Path) -> str:

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from compose._schema.secrets import secret_fields
 from compose._schema.shape import shape_of
+from compose._syntax import split_dotted
 from compose._tree import KeyPath, child
 
 SCHEME = "compose-fingerprint-1"  # bumped if what is hashed changes: old names stay old
@@ -30,6 +31,18 @@ def fingerprint(config: BaseModel, *, exclude: Iterable[KeyPath] = ()) -> str:
         _drop(data, path)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(f"{SCHEME}\n{text}".encode()).hexdigest()
+
+
+def run_fingerprint(config: BaseModel, output: str | None) -> str:
+    """A run's fingerprint as its record keeps it: with `output`, the dotted key that names
+    the run's directory, left out (where it runs, not what it runs), as a sweep's points'."""
+    return fingerprint(config, exclude=[tuple(split_dotted(output))] if output else ())
+
+
+def same_run(recorded: Any, config: BaseModel, output: str | None) -> bool:
+    """Whether `recorded`, a record's fingerprint, is `config`'s: its output key left out, or
+    (in a record of an older compose) whole."""
+    return recorded in (run_fingerprint(config, output), fingerprint(config))
 
 
 def _drop(data: Any, path: KeyPath) -> None:

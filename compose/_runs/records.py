@@ -1,6 +1,8 @@
 """Run records on disk: one directory per point, the sweep's manifest, and single runs' records.
 
-    SWEEP_DIR/sweep.json              the definition and its hash: resume refuses another
+    SWEEP_DIR/sweep.json              the definition and its hash: written first, it guards
+                                      the directory (another definition is refused)
+    SWEEP_DIR/sweep.lock              held (flock) while a sweep writes and submits here
     SWEEP_DIR/manifest.jsonl          a line per point: what executors and trackers read
     SWEEP_DIR/POINT/configs/PROG.toml the resolved config: the job's whole input
     SWEEP_DIR/POINT/run.json          how it was made: argv, overrides, origins, versions, git
@@ -9,26 +11,30 @@
 A single run's record is its own run.json beside its configs/ (`compose._runs.rerun`).
 
 Every file is written whole or not at all, by compose's one writer (`compose._atomic`); a
-point's config, run.json and job.json together. A record is 0600 when it holds the text of a
-secret its configs hold (a flag or an axis that set it), as those configs are; else the umask
-decides.
+point's config, run.json and job.json together. No record holds a secret's value
+(`compose._runs.masked`): only the configs do (0600), and records follow the umask.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import contextvars
+import errno
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compose._atomic import NewFile, write_files
+from compose._atomic import NewFile, take_lock, write_files
 from compose._jsonfile import lines_text, read_record_lines, record_field, record_text
-from compose._output.plain import secret_texts
 from compose._output.write import config_files
 from compose._runs.executors import check_command, open_executor
-from compose._runs.jobs import FINISHED, JOB_FILE, Executor, Job
+from compose._runs.jobs import JOB_FILE, Executor, Job
+from compose._runs.masked import masked_axes, masked_tokens
 from compose._runs.provenance import git_state, versions
-from compose._runs.run import RUN_FILE, config_file, record_mode, run_record
-from compose._runs.status import job_record, read_status
+from compose._runs.run import RUN_FILE, config_file, recorded_environment, run_record
+from compose._runs.status import RERUN_STATES, PointState, job_record, point_state
 from compose._runs.sweep import (
     SWEEP_FILE,
     Point,
@@ -37,7 +43,8 @@ from compose._runs.sweep import (
     point_origins,
     read_sweep_record,
 )
-from compose.errors import ComposeError, SourceError
+from compose._syntax import NO_ENV_VARIABLE
+from compose.errors import ComposeError, OutputError, SourceError
 
 MANIFEST_FILE = "manifest.jsonl"
 
@@ -47,47 +54,142 @@ def write_sweep(
 ) -> list[Point[Any]]:
     """Write every point's run record, the manifest and sweep.json; return the points to run.
 
-    An existing sweep directory must hold the same definition (then this rewrites the same
-    records); with `resume`, points whose status.json says finished are kept as they are and
-    left out of the points returned. Raises `ComposeError` for a changed definition.
+    sweep.json is written first: the definition guards the directory from then on. An
+    existing sweep directory must hold the same definition (then this rewrites the same
+    records); with `resume`, only the points that failed or never started are written again
+    and returned, the others kept as they are (`write_records` says which and why). Raises
+    `ComposeError` for a changed definition, a directory that holds no sweep.json but other
+    files, and one another process is writing (`sweep_lock`). An interrupted write leaves some
+    points' records, whole, beside the sweep.json that the same command (or `--sweep-resume`)
+    completes; `progress(what, done, total)` is told of each point written."""
+    return write_records(sweep, resume=resume, progress=progress).todo
 
-    sweep.json is written first, so the directory is this definition's before any point is
-    written, and the manifest last: an interrupted write leaves some points' records, whole,
-    beside the sweep.json that the same command (or `--sweep-resume`) completes and another
-    definition is refused by. `progress(what, done, total)` is told of each point written."""
-    previous = read_sweep_record(sweep.directory)
-    if previous is not None and previous["hash"] != sweep.definition_hash:
-        raise _changed(sweep, previous, resume)
-    finished = {point.name for point in sweep.points if resume and _finished(point)}
-    made_with = {"git": git_state(sweep.cwd), "versions": versions()}  # asked once per sweep
-    held = {point.name: secret_texts(point.config) for point in sweep.points}
-    secrets = set().union(*held.values())
-    instant = {} if sweep.now is None else {"now": sweep.now.isoformat()}
-    definition = {"hash": sweep.definition_hash, **instant, **sweep.definition}
-    write_files(
-        [
-            NewFile(
-                sweep.directory / SWEEP_FILE,
-                record_text(definition),
-                record_mode(definition, secrets),
-            )
-        ],
-        what="records",
+
+@dataclass(frozen=True)
+class Written:
+    """What `write_records` did: the points to run, and those a resume left as they were."""
+
+    todo: list[Point[Any]]
+    skipped: dict[str, PointState]
+    """A point's name -> the state its status.json says, for each point left alone."""
+
+
+def write_records(
+    sweep: Sweep[Any], *, resume: bool = False, progress: Progress | None = None
+) -> Written:
+    """`write_sweep`, saying which points a resume skipped and why."""
+    with sweep_lock(sweep.directory):
+        previous = read_sweep_record(sweep.directory)
+        if previous is not None and previous["hash"] != sweep.definition_hash:
+            raise _changed(sweep, previous, resume)
+        if previous is None:
+            _refuse_foreign(sweep.directory)
+        skipped = _skipped(sweep) if resume else {}
+        instant = {} if sweep.now is None else {"now": sweep.now.isoformat()}
+        definition = {"hash": sweep.definition_hash, **instant, **sweep.definition}
+        write_files([NewFile(sweep.directory / SWEEP_FILE, record_text(definition))], "records")
+        made_with = {"git": git_state(sweep.cwd), "versions": versions()}  # asked once per sweep
+        todo = [point for point in sweep.points if point.name not in skipped]
+        for done, point in enumerate(todo, start=1):
+            _write_point(sweep, point, made_with)
+            if progress is not None:
+                progress("writing", done, len(todo))
+        kept = _manifest_by_name(sweep.directory) if skipped else {}
+        lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
+        write_files([_manifest_file(sweep, lines)], what="records")
+    return Written(todo, skipped)
+
+
+def _skipped(sweep: Sweep[Any]) -> dict[str, PointState]:
+    """The points a resume leaves alone: all but those that failed or never started."""
+    states = {point.name: point_state(point.directory) for point in sweep.points}
+    return {name: state for name, state in states.items() if state.state not in RERUN_STATES}
+
+
+LOCK_FILE = "sweep.lock"  # in the sweep's directory: held while its records are written
+LOCK_WAIT = 5.0  # seconds a second writer of one sweep directory waits for the first
+_HELD: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "compose_sweep_locks", default=frozenset()
+)
+
+
+@contextlib.contextmanager
+def sweep_lock(directory: Path) -> Iterator[None]:
+    """Hold the sweep directory's lock (`flock` on its sweep.lock): one sweep at a time
+    writes and submits there. Another process's sweep is waited for `LOCK_WAIT` seconds, then
+    is one `ComposeError` naming the directory. Taken again inside itself (`run_sweep` holds it
+    over `write_sweep` and `submit_sweep`, which take it too), it is already held. Where
+    there are no locks (no `fcntl`, a file system without them), nothing is held. A directory
+    that holds files but no sweep.json is no sweep's, and gets no lock: a `ComposeError`."""
+    key = os.path.abspath(directory)
+    if key in _HELD.get():
+        yield
+        return
+    if not (directory / SWEEP_FILE).exists():
+        _refuse_foreign(directory)  # before its lock is left there: not a sweep's directory
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = _open_lock(directory / LOCK_FILE)
+    except OSError as error:
+        raise OutputError(
+            f"cannot take the sweep's lock: {error.strerror or error}",
+            origin=str(directory / LOCK_FILE),
+        ) from None
+    try:
+        take_lock(fd, LOCK_WAIT, lambda: _busy(directory))
+        held = _HELD.set(_HELD.get() | {key})
+        try:
+            yield
+        finally:
+            _HELD.reset(held)
+    finally:
+        os.close(fd)  # and with it the lock
+
+
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file, made if need be (with the umask's mode); a link planted at its name is
+    replaced, never followed, as at every file compose writes."""
+    try:
+        return os.open(path, _LOCK_FLAGS, 0o666)
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+    path.unlink(missing_ok=True)
+    return os.open(path, _LOCK_FLAGS, 0o666)
+
+
+def _busy(directory: Path) -> ComposeError:
+    return ComposeError(
+        f"another sweep has been writing or submitting here for {LOCK_WAIT:g} s",
+        origin=str(directory),
+        hint="wait for it to end, or give this sweep a new --sweep-name",
     )
-    todo = [point for point in sweep.points if point.name not in finished]
-    for done, point in enumerate(todo, start=1):
-        _write_point(sweep, point, made_with, held[point.name])
-        if progress is not None:
-            progress("writing", done, len(todo))
-    kept = _manifest_by_name(sweep.directory) if finished else {}
-    lines = [_manifest_line(sweep, point, kept.get(point.name, {})) for point in sweep.points]
-    write_files([_manifest_file(sweep.directory, lines, secrets)], what="records")
-    return todo
+
+
+def _refuse_foreign(directory: Path) -> None:
+    """A directory without sweep.json must hold nothing but the lock: points there belong to
+    a sweep whose definition was never written (or to no sweep), and writing this one among
+    them would mix the two."""
+    try:
+        found = sorted(entry.name for entry in os.scandir(directory) if entry.name != LOCK_FILE)
+    except OSError:
+        return  # none yet, or not to be read: writing there will say
+    if found:
+        shown = ", ".join(found[:3]) + (", ..." if len(found) > 3 else "")
+        raise ComposeError(
+            f"holds files ({shown}) but no {SWEEP_FILE}: not this sweep's directory (a sweep "
+            "stopped before its definition was written, or another program's)",
+            origin=str(directory),
+            hint="give this sweep a new --sweep-name (or --sweep-dir), or remove the directory",
+        )
 
 
 def jobs_of(sweep: Sweep[Any], points: Sequence[Point[Any]]) -> list[Job]:
     """The jobs that run `points`: each its command, `@` its resolved config."""
-    return [Job(p.name, _command(sweep, p), str(p.directory), sweep.cwd) for p in points]
+    return [_job(sweep, point) for point in points]
 
 
 def submit_sweep(
@@ -95,13 +197,14 @@ def submit_sweep(
 ) -> list[str]:
     """Hand `points` (what `write_sweep` returned) to the sweep's executor, or to `executor`
     (opened beforehand, say, to fail before anything is written); return their job ids, also
-    written into the manifest. Returns at once: no job is waited for."""
+    written into the manifest. Returns at once: no job is waited for. Holds the sweep's lock."""
     if executor is None:
         executor = open_sweep_executor(sweep)
     if not points:
         return []
-    job_ids = executor.submit(jobs_of(sweep, points))
-    record_submission(sweep, points, executor.name, job_ids)
+    with sweep_lock(sweep.directory):
+        job_ids = executor.submit(jobs_of(sweep, points))
+        record_submission(sweep, points, executor.name, job_ids)
     return job_ids
 
 
@@ -123,8 +226,7 @@ def record_submission(
     for line in lines:
         if line["name"] in submitted:
             line.update(executor=executor, job_id=submitted[line["name"]])
-    secrets = {text for point in sweep.points for text in secret_texts(point.config)}
-    write_files([_manifest_file(sweep.directory, lines, secrets)], what="records")
+    write_files([_manifest_file(sweep, lines)], what="records")
 
 
 def read_manifest(directory: Path) -> list[dict[str, Any]]:
@@ -142,18 +244,17 @@ def _is_name(value: Any) -> bool:
     return isinstance(value, str) and value != ""
 
 
-def _manifest_file(
-    directory: Path, lines: Sequence[Mapping[str, Any]], secrets: set[str]
-) -> NewFile:
-    return NewFile(directory / MANIFEST_FILE, lines_text(lines), record_mode(lines, secrets))
+def _manifest_file(sweep: Sweep[Any], lines: Sequence[Mapping[str, Any]]) -> NewFile:
+    return NewFile(sweep.directory / MANIFEST_FILE, lines_text(lines))
 
 
 def _manifest_line(sweep: Sweep[Any], point: Point[Any], kept: Mapping[str, Any]) -> dict[str, Any]:
+    schema = type(point.config)
     line: dict[str, Any] = {
         "index": point.index,
         "name": point.name,
-        "axes": dict(point.axes),
-        "overrides": list(point.overrides),
+        "axes": masked_axes(schema, point.axes, point.config),
+        "overrides": masked_tokens(schema, point.overrides, point.config),
         "fingerprint": point.fingerprint,
         "command": list(_command(sweep, point)),
         "directory": str(point.directory),
@@ -175,34 +276,38 @@ def _command(sweep: Sweep[Any], point: Point[Any]) -> tuple[str, ...]:
     return (*sweep.command, "@", str(config_file(point.directory, sweep.prog)))
 
 
-def _write_point(
-    sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any], secrets: set[str]
-) -> None:
+def _job(sweep: Sweep[Any], point: Point[Any]) -> Job:
+    """The point's job: its command, with the environment layer off (`NO_ENV_VARIABLE`), so
+    that it composes the config its record holds and nothing the node's variables would add."""
+    env = {NO_ENV_VARIABLE: "1"}
+    return Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd, env)
+
+
+def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, Any]) -> None:
     """The point's config, run.json and job.json: all or none."""
+    schema = type(point.config)
     record = run_record(
         prog=sweep.prog,
-        argv=point.argv,
+        argv=masked_tokens(schema, point.argv, point.config),
         fingerprint=point.fingerprint,
         origins=point_origins(sweep, point),
         sources=sweep.sources,
         cwd=sweep.cwd,
+        environment=recorded_environment(point.config, sweep.knobs),
+        output=sweep.output,
         now=sweep.now,
         **made_with,
     )
-    record["overrides"] = list(point.overrides)
-    record["axes"] = dict(point.axes)
+    record["overrides"] = masked_tokens(schema, point.overrides, point.config)
+    record["axes"] = masked_axes(schema, point.axes, point.config)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
-    job = job_record(Job(point.name, _command(sweep, point), str(point.directory), sweep.cwd))
+    job = job_record(_job(sweep, point))
     files = [
         *config_files(point.directory, {sweep.prog: point.config}),
-        NewFile(point.directory / RUN_FILE, record_text(record), record_mode(record, secrets)),
-        NewFile(point.directory / JOB_FILE, record_text(job), record_mode(job, secrets)),
+        NewFile(point.directory / RUN_FILE, record_text(record)),
+        NewFile(point.directory / JOB_FILE, record_text(job)),
     ]
     write_files(files, what="records")
-
-
-def _finished(point: Point[Any]) -> bool:
-    return (read_status(str(point.directory)) or {}).get("state") == FINISHED
 
 
 def _changed(sweep: Sweep[Any], previous: Mapping[str, Any], resume: bool) -> ComposeError:

@@ -1,47 +1,107 @@
 """`PROG --from-run DIR [more overrides]`: a recorded run composed again, with changes on top.
 
 DIR/run.json (a sweep point's record, or a single run's from `write_run_record`) holds the
-argv the run was composed from and the sha256 of every file it read. If every file still
-holds that text, the recorded argv is composed again with the new overrides after it, so
-origins point at the original files. If one changed or is gone, a warning names it and the
-run is built on its recorded resolved config (DIR/configs/PROG.toml) instead: what ran, not
-what the files say now. The run's instant (`now` in run.json) is what `${now:}` gives again.
+argv the run was composed from, the sha256 of every file it read, and the variables of the
+environment layer that set its values. If every file still holds that text, the recorded argv
+is composed again with the new overrides after it, so origins point at the original files. If
+one changed or is gone, or the argv holds a secret's mask (records never hold a secret), the
+run is built on its recorded resolved config (DIR/configs/PROG.toml) instead, with a warning
+that says why: what ran, not what the files say now. The environment layer is the recorded one
+(a secret's value, masked there, is taken from the environment of now); the run's instant
+(`now` in run.json) is what `${now:}` gives again.
+
+A record is data, never a command: its argv is one run's, of the same program, and may name
+files and flags, not sweep mode, another `--from-run` or help. And a rerun never rewrites the
+record it reads: one that changes the config while its output directory is still DIR is
+refused before the app gets the config (`refuse_rewrite`), and `write_run_record` never
+replaces a record of another config unless the command line names that directory.
 """
 
 from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._atomic import write_file
+from compose._input.argv import HelpItem, ValueItem, item_spans
 from compose._input.files import FileCache, read_text
-from compose._input.options import Options, options
+from compose._input.options import NO_OPTIONS, Options, options
 from compose._input.search import Dirs
 from compose._interp.clock import NOW_VARIABLE, run_instant
 from compose._jsonfile import read_record, record_text
-from compose._output.plain import secret_texts
-from compose._runs.fingerprint import fingerprint
+from compose._output.plain import to_data
+from compose._runs.fingerprint import fingerprint, run_fingerprint, same_run
+from compose._runs.masked import masked_tokens
 from compose._runs.provenance import git_state_meanwhile, versions
 from compose._runs.run import (
     RUN_FILE,
     config_file,
     leaf_origins,
     read_run,
-    record_mode,
+    recorded_environment,
     recorded_now,
     run_record,
     sha256_text,
 )
-from compose._syntax import FROM_RUN_FLAG, is_from_run_flag
+from compose._syntax import (
+    FROM_RUN_FLAG,
+    SECRET_MASK,
+    is_from_run_flag,
+    is_sweep_flag,
+    kebab_case,
+    snake_key,
+)
 from compose._warn import held, warn
-from compose.errors import ArgvError, ComposeError, ComposeWarning, SourceError
+from compose.errors import (
+    ArgvError,
+    ComposeError,
+    ComposeWarning,
+    OutputError,
+    SourceError,
+    printable,
+)
 
 FROM_RUN = FROM_RUN_FLAG
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """`--from-run DIR` read: what composes the run again, and how."""
+
+    directory: Path
+    """DIR, as given."""
+    base: tuple[str, ...]
+    """What the run is composed from: its recorded argv, or `@ DIR/configs/PROG.toml`."""
+    changes: tuple[str, ...]
+    """The rest of the command line: the user's own tokens, after the base."""
+    now: datetime.datetime | None
+    """The instant the run was composed at (None in a record that holds none)."""
+    environ: Mapping[str, str] | None
+    """The environment to compose in: the recorded variables of the app's prefix, the others
+    as they are now (None: as it is now, for a record that kept none)."""
+    output: str | None
+    """The key the record says names DIR (a sweep's output key), if it says one."""
+    fingerprint: str | None
+    """The fingerprint the record says its config has."""
+
+    @property
+    def argv(self) -> list[str]:
+        return [*self.base, *self.changes]
+
+    def knobs(self, knobs: Options) -> Options:
+        """`knobs`, at the run's instant and in its environment."""
+        changes: dict[str, Any] = {}
+        if self.now is not None:
+            changes["now"] = self.now
+        if self.environ is not None:
+            changes["environ"] = self.environ
+        return knobs.but(**changes) if changes else knobs
 
 
 def asks_from_run(tokens: Sequence[str]) -> bool:
@@ -49,14 +109,14 @@ def asks_from_run(tokens: Sequence[str]) -> bool:
     return any(map(is_from_run_flag, tokens))
 
 
-def from_run_argv(tokens: Sequence[str], prog: str) -> list[str]:
+def from_run_argv(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS) -> list[str]:
     """`tokens` with `--from-run DIR` replaced by what DIR's run was composed from."""
-    return rerun(tokens, prog)[0]
+    return rerun(tokens, prog, knobs).argv
 
 
-def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetime | None]:
-    """`tokens` with `--from-run DIR` replaced by what DIR's run was composed from, and the
-    instant it was composed at (None in a record that holds none)."""
+def rerun(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS) -> Rerun:
+    """What `tokens`' `--from-run DIR` composes: DIR's record read and checked, with one
+    `ComposeError` naming run.json for a record that cannot be composed again."""
     directory, rest = _take_directory(list(tokens))
     path = directory / RUN_FILE
     record = read_run(path)
@@ -68,10 +128,17 @@ def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetim
         raise ArgvError(
             f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN, value=str(directory)
         )
+    argv = _single_run(record["argv"], path)
     now = recorded_now(record, path)
+    environ = _environment(record, path, knobs)
+    output = _text(record.get("output"))
+    recorded = (output, _text(record.get("fingerprint")))
     problem = _changed_source(record.get("sources") or {})
+    masked = _masked_flags(argv)
+    if problem is None and masked:
+        problem = f"its argv holds the secret of {', '.join(masked)}, which run.json keeps masked"
     if problem is None:
-        return [*map(str, record["argv"]), *rest], now
+        return Rerun(directory, tuple(argv), tuple(rest), now, environ, *recorded)
     resolved = directory / str(record.get("config") or config_file(Path(), prog))
     if not resolved.is_file():
         raise ArgvError(
@@ -86,7 +153,12 @@ def rerun(tokens: Sequence[str], prog: str) -> tuple[list[str], datetime.datetim
         ComposeWarning,
         stacklevel=2,
     )
-    return ["@", str(resolved), *rest], now
+    return Rerun(directory, ("@", str(resolved)), tuple(rest), now, environ, *recorded)
+
+
+def _text(value: Any) -> str | None:
+    """A record's optional text field: None for anything else (an older or damaged record)."""
+    return value if isinstance(value, str) and value else None
 
 
 def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
@@ -110,6 +182,103 @@ def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
     return Path(found[0]), rest
 
 
+def _single_run(argv: list[str], path: Path) -> list[str]:
+    """A record's argv (text, as `read_run` checked), which must be one run's command line: no
+    flag of sweep mode, no `--from-run` and no help (a crafted record would turn a rerun into a
+    sweep that is submitted)."""
+    for token in argv:
+        if is_sweep_flag(token) or is_from_run_flag(token):
+            raise _not_one_run(token, path)
+    try:
+        spans = item_spans(argv)
+    except ComposeError as error:
+        raise ComposeError(
+            f"is no command line: {error.message}", key="argv", value=error.value, origin=str(path)
+        ) from None
+    for item, given in spans:
+        if isinstance(item, HelpItem):
+            raise _not_one_run(given[0], path)
+    return argv
+
+
+def _masked_flags(argv: list[str]) -> list[str]:
+    """The flags of `argv` whose value a record keeps masked (`compose._runs.masked`)."""
+    return [
+        item.shown
+        for item, _ in item_spans(argv)
+        if isinstance(item, ValueItem) and any(SECRET_MASK in token for token in item.tokens)
+    ]
+
+
+def _not_one_run(token: str, path: Path) -> ComposeError:
+    return ComposeError(
+        "holds a flag no run's record holds: a record's argv is one run's command line",
+        key="argv",
+        value=token,
+        origin=str(path),
+    )
+
+
+def _environment(record: Mapping[str, Any], path: Path, knobs: Options) -> Mapping[str, str] | None:
+    """The environment a rerun composes in: the variables of the app's prefix as the record
+    has them (a masked secret's taken from now's environment, else an error naming it), every
+    other as it is now. A variable of the prefix set now that the record does not have, or has
+    with another value, is ignored, with a warning; a record that kept no environment (made
+    before compose kept one) leaves it as it is now, with a warning if that sets values."""
+    prefix = knobs.env_prefix
+    if prefix is None:
+        return None  # the app reads no environment
+    now = os.environ if knobs.environ is None else knobs.environ
+    own = sorted(name for name in now if name.startswith(prefix))
+    recorded = record.get("environment")
+    if recorded is None:
+        if own:
+            warn(
+                f"{FROM_RUN} {path.parent}: run.json keeps no environment (an older compose "
+                f"made it): {_names(own)} set here apply",
+                ComposeWarning,
+                stacklevel=3,
+            )
+        return None
+    if not isinstance(recorded, dict):
+        raise ComposeError(
+            "is a table of variables", key="environment", value=recorded, origin=str(path)
+        )
+    variables: dict[str, str] = {}
+    for name, value in recorded.items():
+        if not (isinstance(value, str) and name.startswith(prefix)):
+            raise ComposeError(
+                f"holds {printable(name)}, which is no variable of the app's ({prefix}...) "
+                "with a text value",
+                key="environment",
+                value=value,
+                origin=str(path),
+            )
+        secret = value == SECRET_MASK
+        if secret and name not in now:
+            raise ComposeError(
+                f"set a secret, which run.json keeps masked: set ${name} to rerun the run",
+                key="environment",
+                value=f"${name}",
+                origin=str(path),
+            )
+        variables[name] = now[name] if secret else value
+    ignored = [name for name in own if variables.get(name) != now[name]]
+    if ignored:
+        warn(
+            f"{FROM_RUN} {path.parent} composes the run's recorded environment: "
+            f"{_names(ignored)} set here {'is' if len(ignored) == 1 else 'are'} "
+            "ignored (a flag changes a value)",
+            ComposeWarning,
+            stacklevel=3,
+        )
+    return {**{n: v for n, v in now.items() if not n.startswith(prefix)}, **variables}
+
+
+def _names(variables: Sequence[str]) -> str:
+    return ", ".join(f"${name}" for name in variables)
+
+
 def _changed_source(sources: Mapping[str, Any]) -> str | None:
     """The first recorded file (read from here, as composing again would) whose text is not
     the text the run was made from, said as what happened to it; None if all are the same."""
@@ -123,26 +292,109 @@ def _changed_source(sources: Mapping[str, Any]) -> str | None:
     return None
 
 
+def refuse_rewrite(again: Rerun, config: BaseModel, knobs: Options, prog: str) -> None:
+    """Refuse a rerun that would rewrite the record it was made from: one whose changes make
+    another config while the key that names DIR (the record's `output`, else any key whose
+    value is DIR) still does, unless the user's own tokens name DIR there. Called before the
+    app gets `config` (composed from `again.argv` with `knobs`), so nothing is written."""
+    if not again.changes:
+        return  # the run itself, composed again
+    directory = Path(os.path.abspath(again.directory))
+    keys = _directory_keys(config, directory)
+    if again.output is not None:
+        keys = [key for key in keys if key == snake_key(again.output)]
+    if not keys or _names_directory(again.changes, keys, directory):
+        return
+    if _same_config(again, config, knobs, prog):
+        return
+    flag = f"--{kebab_case(keys[0])}"
+    raise ArgvError(
+        f"a rerun with changes is a new run, but its {flag} is still {again.directory}, whose "
+        "record it would rewrite",
+        key=FROM_RUN,
+        value=str(again.directory),
+        hint=f"give it its own {flag} (naming {again.directory} with {flag} replaces its record)",
+    )
+
+
+def _same_config(again: Rerun, config: BaseModel, knobs: Options, prog: str) -> bool:
+    """Whether `config` is the recorded run's: its fingerprint is the record's, or that of the
+    record's base composed alone (a value interpolated from the output key differs between a
+    sweep's fingerprint and its point's); a base that no longer composes is another run."""
+    if same_run(again.fingerprint, config, again.output):
+        return True
+    made = fingerprint(config)
+    from compose._api import parse_with  # noqa: PLC0415  # only a rerun with changes into DIR
+
+    try:
+        before = parse_with(type(config), list(again.base), knobs, prog=prog)
+    except ComposeError:
+        return False
+    return fingerprint(before) == made
+
+
+def _directory_keys(config: BaseModel, directory: Path) -> list[str]:
+    """The dotted keys of `config` whose value names `directory` (a path, or its text)."""
+    return [key for key, value in _leaves(to_data(config), "") if _is_directory(value, directory)]
+
+
+def _leaves(data: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _leaves(value, f"{prefix}{key}.")
+    else:
+        yield prefix[:-1], data
+
+
+def _is_directory(value: Any, directory: Path) -> bool:
+    if not isinstance(value, str) or not value or "\0" in value:
+        return False
+    return Path(os.path.abspath(value)) == directory
+
+
+def _names_directory(tokens: Sequence[str], keys: Sequence[str], directory: Path) -> bool:
+    """Whether the user's `tokens` set one of `keys` to `directory` themselves."""
+    try:
+        spans = item_spans(list(tokens))
+    except ComposeError:
+        return False
+    return any(
+        isinstance(item, ValueItem)
+        and snake_key(item.key) in keys
+        and len(item.tokens) == 1
+        and _is_directory(item.tokens[0], directory)
+        for item, _ in spans
+    )
+
+
 def describe_run(
-    config: BaseModel, argv: Sequence[str], prog: str, knobs: Options
+    config: BaseModel, argv: Sequence[str], prog: str, knobs: Options, directory: Path
 ) -> dict[str, Any]:
-    """run.json for a single run: `config`, as composed from `argv` (whose `--from-run` is
-    taken as it was when the run was made) with `knobs`, at their instant `now` if known."""
+    """run.json for a single run in `directory`: `config`, as composed from `argv` (whose
+    `--from-run` is taken as it was when the run was made) with `knobs`, at their instant `now`
+    if known."""
     cwd = os.getcwd()
     with git_state_meanwhile(cwd) as git:  # git works while the origins are found
         with held():  # dropped: the run itself has shown them
-            tokens, recorded = rerun(argv, prog) if asks_from_run(argv) else (list(argv), None)
+            if asks_from_run(argv):
+                again = rerun(argv, prog, knobs)
+                tokens, knobs, recorded = again.argv, again.knobs(knobs), again.now
+            else:
+                tokens, recorded = list(argv), None
             files = FileCache()
             origins = leaf_origins(type(config), tokens, files, knobs)
+        output = next(iter(_directory_keys(config, Path(os.path.abspath(directory)))), None)
         return run_record(
             prog=prog,
-            argv=tokens,
-            fingerprint=fingerprint(config),
+            argv=masked_tokens(type(config), tokens, config),
+            fingerprint=run_fingerprint(config, output),
             origins=origins,
             sources={shown: sha256_text(text) for shown, text in files.texts.items()},
             cwd=cwd,
             git=git(),
             versions=versions(),
+            environment=recorded_environment(config, knobs),
+            output=output,
             now=recorded or knobs.now or _environment_instant(knobs.environ),
         )
 
@@ -164,16 +416,22 @@ def write_run_record(
     env_prefix: str | None = None,
     environ: Mapping[str, str] | None = None,
     now: datetime.datetime | str | None = None,
+    replace: bool = False,
 ) -> Path:
     """Write `DIRECTORY/run.json` for a single run: how `config` was made from `argv` (the
     tokens after the program's name, as `cli` took them), so that `PROG --from-run DIRECTORY`
     composes it again. Returns the file's path.
 
     The resolved config belongs at `DIRECTORY/configs/PROG.toml`, where `write_configs`
-    writes it: `--from-run` builds on it when a file the run read has changed. A run.json
-    already there is kept when it describes this run better: when `argv` is `@` that very
-    configs/PROG.toml (a sweep point's job keeps its sweep's record), or when it has the same
-    fingerprint. The options are those `cli` was given, and mean the same.
+    writes it: `--from-run` builds on it when a file the run read has changed. Call this
+    first: a record is never replaced behind the user, and when this refuses, nothing of the
+    directory has changed yet. A run.json already there is kept when it describes this run
+    better: when `argv` is `@` that very configs/PROG.toml (a sweep point's job keeps its
+    sweep's record), or when it has the same fingerprint. A record of another config is
+    replaced only when `argv` itself sets a key of `config` to DIRECTORY (`--output-dir
+    DIRECTORY`: the user named it), or when `replace` is true (an app's own flag, say);
+    otherwise it is an `OutputError` naming the file. The options are those `cli` was given,
+    and mean the same.
 
     `now` is the instant `cli` was given as `now=` (what `run_instant` chose): run.json keeps
     it, and `--from-run` composes at it again. A rerun keeps its run's instant, as `cli` does;
@@ -183,20 +441,39 @@ def write_run_record(
     if _runs_its_record(Path(directory), argv, prog):
         return path
     knobs = options(search_path=search_path, env_prefix=env_prefix, environ=environ, now=now)
-    record = describe_run(config, argv, prog, knobs)
-    if _recorded_fingerprint(path) == record["fingerprint"]:
+    record = describe_run(config, argv, prog, knobs, Path(directory))
+    previous = _previous_record(path)
+    if previous is not None and same_run(previous.get("fingerprint"), config, record["output"]):
         return path
-    return write_file(path, record_text(record), mode=record_mode(record, secret_texts(config)))
+    if previous is not None:
+        _may_replace(record, path, argv, replace)
+    return write_file(path, record_text(record))  # no secret in it: `masked_tokens`
 
 
-def _recorded_fingerprint(path: Path) -> Any:
-    """The fingerprint of the run.json at `path`, if there is one to be read: one that cannot
-    be is this run's to write (it is the run's record, in the run's own directory)."""
+def _previous_record(path: Path) -> dict[str, Any] | None:
+    """The run.json at `path`, if there is one to be read: one that cannot be is this run's to
+    write (it is the run's record, in the run's own directory)."""
     try:
-        previous = read_record(path)
+        return read_record(path)
     except SourceError:
         return None
-    return None if previous is None else previous.get("fingerprint")
+
+
+def _may_replace(record: Mapping[str, Any], path: Path, argv: Sequence[str], replace: bool) -> None:
+    """Refuse to replace the record at `path`, of another config than `record`'s, unless told
+    to: by `replace`, or by `argv` setting the record's output key to its directory."""
+    directory = Path(os.path.abspath(path.parent))
+    keys = [record["output"]] if record.get("output") else []
+    given = _take_directory(list(argv))[1] if asks_from_run(argv) else list(argv)
+    if replace or _names_directory(given, keys, directory):
+        return
+    flag = f"--{kebab_case(keys[0])} {path.parent}" if keys else "its own directory"
+    raise OutputError(
+        "holds the record of a run of another config: this run is a new run",
+        origin=str(path),
+        hint=f"give this run a directory of its own, or name this one ({flag}) to replace "
+        "its record",
+    )
 
 
 def _runs_its_record(directory: Path, argv: Sequence[str], prog: str) -> bool:

@@ -6,20 +6,25 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from compose._api import argv_items
-from compose._atomic import PRIVATE
+from compose._input.env import EnvValue, environment_node, resolve_variable
 from compose._input.files import FileCache
 from compose._input.options import Options
 from compose._interp.clock import parse_instant
 from compose._jsonfile import OS_TEXT, is_text, os_text, read_record, record_field, text_table
 from compose._merge.fold import compose_items
+from compose._output.plain import to_data
+from compose._runs.masked import hidden
+from compose._schema.secrets import holds_secrets
+from compose._schema.shape import model_shape
 from compose._tree import KeyPath
+from compose._warn import held
 from compose.errors import ComposeError
 
 RUN_FILE = "run.json"
@@ -36,19 +41,27 @@ def run_record(
     cwd: str,
     git: Mapping[str, Any] | None,
     versions: Mapping[str, str],
+    environment: Mapping[str, str],
+    output: str | None,
     now: datetime.datetime | None = None,
 ) -> dict[str, Any]:
     """What run.json holds for any run, swept or single (see the module docstring); `now`, the
-    instant its `${now:}` gave, if known (full precision: a rerun gives the same `%f`)."""
+    instant its `${now:}` gave, if known (full precision: a rerun gives the same `%f`).
+
+    `argv` and `environment` (`recorded_environment`) as a record may keep them: secrets
+    masked (`compose._runs.masked`). `output`: the key whose value is the run's directory (a
+    sweep's output key), if any: a rerun that changes the config must not write there."""
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "prog": prog,
         "argv": list(argv),
         "config": f"configs/{prog}.toml",
         "fingerprint": fingerprint,
+        "output": output,
         "cwd": cwd,
         "sources": dict(sources),
         "origins": dict(origins),
+        "environment": dict(environment),
         "versions": dict(versions),
     }
     if now is not None:
@@ -68,6 +81,30 @@ def recorded_now(record: Mapping[str, Any], path: Path) -> datetime.datetime | N
     if instant is None:
         raise ComposeError("is no ISO 8601 instant", key="now", value=text, origin=str(path))
     return instant
+
+
+def recorded_environment(config: BaseModel, knobs: Options) -> dict[str, str]:
+    """The variables of the environment node (the app's `env_prefix`) that set a field of
+    `config` when it was composed with `knobs`, as run.json keeps them: a secret field's value
+    masked (its `${oc.env:NAME}` reference kept), its variable named. A variable that names no
+    field set nothing (the run warned about it) and is left out."""
+    with held():  # a name that is no key path: the run itself warned
+        node = environment_node(knobs.env_prefix, knobs.environ)
+    if node is None:
+        return {}
+    root = model_shape(type(config))
+    tree = to_data(config)
+    kept: dict[str, str] = {}
+    for value in node.values:
+        if not isinstance(value, EnvValue):
+            continue
+        try:
+            target = resolve_variable(root, value, tree)
+        except ComposeError:
+            continue
+        text = value.tokens[0]
+        kept[value.variable] = hidden(text) if holds_secrets(target.shape) else text
+    return kept
 
 
 def config_file(directory: Path, prog: str) -> Path:
@@ -102,27 +139,6 @@ def _sources(value: Any) -> bool:
 def _or_none(valid: Callable[[Any], bool]) -> Callable[[Any], bool]:
     """`valid`, for a key a record may leave out (an older record's)."""
     return lambda value: value is None or valid(value)
-
-
-def record_mode(data: Any, secrets: set[str]) -> int | None:
-    """A record's mode: `PRIVATE` when its data holds the text of one of `secrets` (a flag
-    or a sweep axis that set a secret the config holds: `secret_texts`), as the config's own
-    file is; else None (the umask's)."""
-    if secrets and any(secret in text for text in _texts(data) for secret in secrets):
-        return PRIVATE
-    return None
-
-
-def _texts(data: Any) -> Iterator[str]:
-    if isinstance(data, str):
-        yield data
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            yield str(key)
-            yield from _texts(value)
-    elif isinstance(data, (list, tuple)):
-        for item in data:
-            yield from _texts(item)
 
 
 def sha256_text(text: str) -> str:

@@ -19,7 +19,8 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import FrameType
@@ -46,7 +47,7 @@ from compose._runs.jobs import (
     Job,
     State,
 )
-from compose.errors import ComposeError
+from compose.errors import ComposeError, printable
 
 # What an engine's cancel or time limit sends: passed on to the command, which decides how to
 # stop (a trainer may checkpoint first); its exit then says what happened.
@@ -111,6 +112,74 @@ def read_status(directory: str) -> dict[str, Any] | None:
     if status is not None and status.get("state") not in STATES:
         return dict(_UNKNOWN)
     return status
+
+
+NOT_SUBMITTED = "not submitted"  # a point without status.json: written, never handed to an engine
+RERUN_STATES = frozenset({NOT_SUBMITTED, "failed"})  # what `--sweep-resume` runs again
+
+
+@dataclass(frozen=True)
+class PointState:
+    """How a point stands, from its status.json alone: a `State`, `NOT_SUBMITTED` or `UNKNOWN`."""
+
+    state: str
+    exit_code: int | None = None
+    note: str = ""
+    """Where, or why: `here, process 4242` or `on gpu-7` (running on another host, where this
+    one cannot look), `its process 4242 is gone` (recorded as running here, but dead)."""
+
+
+def point_state(directory: str | os.PathLike[str]) -> PointState:
+    """The state of the point in `directory`. A point `running` on this host whose process is
+    gone (a killed node agent, a reboot) failed: it will never write its end."""
+    status = read_status(os.fspath(directory))
+    if status is None:
+        return PointState(NOT_SUBMITTED)
+    state = status["state"]
+    if state == UNKNOWN:
+        return PointState(UNKNOWN, note=f"{STATUS_FILE} cannot be read")
+    exit_code = status.get("exit_code")
+    exit_code = (
+        exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None
+    )
+    if state != "running":
+        return PointState(state, exit_code)
+    host, pid = status.get("host"), status.get("pid")
+    if host != socket.gethostname():
+        return PointState(state, note=f"on {printable(str(host))}")
+    if not (isinstance(pid, int) and not isinstance(pid, bool) and pid > 0):
+        return PointState(state, note="here")
+    if not _alive(pid):
+        return PointState("failed", note=f"its process {pid} is gone")
+    return PointState(state, note=f"here, process {pid}")
+
+
+def skipped_lines(skipped: Mapping[str, PointState]) -> list[str]:
+    """A line per state among the points a resume left alone: how many, and what to do."""
+    lines = []
+    for state in sorted({found.state for found in skipped.values()}):
+        count = sum(1 for found in skipped.values() if found.state == state)
+        notes = sorted({found.note for found in skipped.values() if found.state == state} - {""})
+        why = [*notes, _WHY[state]] if state in _WHY else notes
+        shown = f" ({'; '.join(why)})" if why else ""
+        lines.append(f"resume: {count} point{'s' * (count != 1)} {state}{shown}: skipped")
+    return lines
+
+
+_WHY = {
+    "submitted": "queued; if its job is lost, remove its status.json to run it again",
+    UNKNOWN: f"remove its {STATUS_FILE} to run it again",
+}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: it exists
+        return True
+    return True
 
 
 def _write_status(directory: str, state: State, **fields: Any) -> None:
@@ -186,9 +255,9 @@ def _run(job: Job) -> int:
     started = _now()
     common = {"attempt": attempt, "host": socket.gethostname(), "started": started}
     with open_append(Path(job.directory) / LOG_FILE) as log:
-        log.write(f"=== compose job: attempt {attempt} on {common['host']} at {started}: ".encode())
         shown = shlex.join(job.argv).replace("\n", "\\n")  # one line, whatever the argv holds
-        log.write(f"{shown} (in {job.cwd})\n".encode())
+        header = f"=== compose job: attempt {attempt} on {common['host']} at {started}: "
+        _log(log, f"{header}{shown} (in {job.cwd})\n")
         log.flush()
         try:
             process = _start(job, log)
@@ -198,6 +267,12 @@ def _run(job: Job) -> int:
         with _forwarding_signals(process):
             returncode = process.wait()
     return _finished(job, returncode, pid=process.pid, **common)
+
+
+def _log(log: IO[bytes], text: str) -> None:
+    """`text` into the log, a name the OS gave as bytes that are not UTF-8 (which Python holds
+    as lone surrogates: a Latin-1 file or directory name) as those bytes."""
+    log.write(text.encode("utf-8", "surrogateescape"))
 
 
 def _start(job: Job, log: IO[bytes]) -> subprocess.Popen[bytes]:
@@ -216,7 +291,7 @@ def _start(job: Job, log: IO[bytes]) -> subprocess.Popen[bytes]:
 def _not_started(job: Job, log: IO[bytes], error: OSError, common: dict[str, Any]) -> int:
     code = _NOT_FOUND if isinstance(error, FileNotFoundError) else _NOT_RUNNABLE
     reason = f"cannot run {job.argv[0]!r}: {error.strerror or error}"
-    log.write(f"compose job: {reason}\n".encode())
+    _log(log, f"compose job: {reason}\n")
     sys.stderr.write(f"compose job: {job.directory}: {reason}\n")
     _write_status(
         job.directory, "failed", exit_code=code, signal=None, error=reason, ended=_now(), **common

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from compose._api import parse_with
 from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
-from compose._input.options import Options, Resolvers, options
+from compose._input.options import NO_OPTIONS, Options, Resolvers, options
 from compose._input.search import Dirs
 from compose._interp.clock import run_instant
 from compose._jsonfile import is_text, read_record, record_field
@@ -39,13 +39,10 @@ from compose._runs.define import (
     override,
 )
 from compose._runs.fingerprint import fingerprint
+from compose._runs.masked import masked_axes, masked_definition
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
-from compose._schema.secrets import holds_secrets, masked_secrets, masked_value, names_secret
-from compose._schema.shape import model_shape
-from compose._schema.walk import walk
 from compose._syntax import (
-    SECRET_MASK,
     SWEEP_CONTROLS,
     SWEEP_FLAG,
     dotted,
@@ -53,7 +50,6 @@ from compose._syntax import (
     is_output_dir_name,
     kebab_case,
     snake_case,
-    split_dotted,
 )
 from compose._tree import KeyPath
 from compose.errors import ComposeError, UnknownKeyError, closest, gather, printable
@@ -133,6 +129,9 @@ class Sweep(Generic[M]):
         FILE:LINE, the flag that gave it, or None (a default)."""
         where = self.control_origins.get(str(path[1])) if len(path) > 1 else None
         return where(path) if where is not None else None
+
+    knobs: Options = field(default=NO_OPTIONS, repr=False)
+    """What every point was composed with (its environment's variables go in the records)."""
 
 
 class PointError(ComposeError):
@@ -249,14 +248,17 @@ def sweep_with(
     _check_keys(schema, origins, settings)
     points = made(parts, "the sweep")
     base = tuple(argv)
-    definition = {
-        "prog": settings.prog,
-        "argv": list(base),
-        "sweep": read.tables,
-        "axes": dict(axes or {}),
-        "command": list(settings.command),
-        "output": settings.output,
-    }
+    definition = masked_definition(  # sweep.json, and its hash, hold no secret
+        schema,
+        {
+            "prog": settings.prog,
+            "argv": list(base),
+            "sweep": read.tables,
+            "axes": dict(axes or {}),
+            "command": list(settings.command),
+            "output": settings.output,
+        },
+    )
     definition_hash = canonical_hash(definition)
     instant = _sweep_instant(knobs, settings.directory, definition_hash)
     at_instant = knobs.but(now=instant)
@@ -280,6 +282,7 @@ def sweep_with(
         cwd=os.getcwd(),
         now=instant,
         control_origins=read.wheres,
+        knobs=at_instant,
     )
 
 
@@ -703,50 +706,9 @@ def describe_point(index: int, axes: Mapping[str, Any]) -> str:
 
 
 def axes_masker(schema: type[BaseModel]) -> Callable[[Mapping[str, Any]], Axes]:
-    """How people may be shown a point's axes (its errors, the table of points, records):
-    a secret's value masked, and the secrets inside a table or list an axis sets. Whether a
-    key holds secrets is found once per key, for every point the function is given."""
-    root = model_shape(schema)
-    masks: dict[str, Callable[[Any], Any]] = {}
-
-    def mask_of(key: str) -> Callable[[Any], Any]:
-        flag = f"--{key}"
-        if names_secret(root, flag):
-            return masked_value
-        try:
-            shape = walk(root, split_dotted(key), {}, flag).shape
-        except ComposeError:
-            return lambda value: value
-        if not holds_secrets(shape):
-            return lambda value: value
-        if shape.model is not None:  # a section: its secrets' values, the rest as it is
-            return lambda value: (
-                masked_secrets(shape, value)
-                if isinstance(value, dict)
-                else value
-                if _names_a_file(value)
-                else SECRET_MASK
-            )
-        return lambda value: SECRET_MASK  # a list or dict holding secrets, whole
-
-    def masked(axes: Mapping[str, Any]) -> Axes:
-        shown: Axes = {}
-        for key, value in axes.items():
-            if key not in masks:
-                masks[key] = mask_of(key)
-            shown[key] = masks[key](value)
-        return shown
-
-    return masked
-
-
-def _names_a_file(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("@")  # a config group's file: `override`
-
-
-def masked_axes(schema: type[BaseModel], axes: Mapping[str, Any]) -> Axes:
-    """One point's axes as people may be shown them (see `axes_masker`)."""
-    return axes_masker(schema)(axes)
+    """How people may be shown a point's axes (its errors, the table of points): as records
+    keep them, every secret masked (`compose._runs.masked`)."""
+    return lambda axes: masked_axes(schema, axes)
 
 
 def _shown(value: Any) -> str:

@@ -529,3 +529,13 @@ def test_the_test_schema_entrypoint_ignores_the_environment(
     """An app that does not opt in (`run_cli` passes no prefix) never sees the variables."""
     monkeypatch.setenv("RL_SEED", "not even an int")
     assert run_cli(["--seed", "1"], capsys) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("switch", "read"), [("1", False), ("yes", False), ("0", True), ("", True)]
+)
+def test_compose_no_env_turns_the_layer_off(switch: str, read: bool) -> None:
+    """What a sweep's job sets (`COMPOSE_NO_ENV=1`): it composes its record, nothing the
+    node's own variables would add; empty or 0 leaves the layer on."""
+    config = rl([], RL_SEED="3", COMPOSE_NO_ENV=switch)
+    assert config.seed == (3 if read else RLConfig().seed)

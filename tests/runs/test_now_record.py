@@ -57,7 +57,20 @@ def test_from_run_composes_at_the_recorded_instant(
     app.rl(["--from-run", str(run), "--dry-run"])
     assert _only_run(tmp_path) == run  # the same directory: the same instant, to the microsecond
     assert compose([str(run / "configs" / "rl.toml")], schema=RLConfig) == first
-    app.rl(["--from-run", str(run), "--max-steps", "3", "--dry-run"])
+    with pytest.raises(SystemExit) as refused:  # a change is a new run, not this one rewritten
+        app.rl(["--from-run", str(run), "--max-steps", "3", "--dry-run"])
+    assert refused.value.code == 2
+    app.rl(
+        [
+            "--from-run",
+            str(run),
+            "--max-steps",
+            "3",
+            "--dry-run",
+            "--output-dir",
+            str(first.output_dir),
+        ]
+    )
     changed = compose([str(run / "configs" / "rl.toml")], schema=RLConfig)
     assert (changed.max_steps, changed.output_dir) == (3, first.output_dir)
     capsys.readouterr()

@@ -1,9 +1,9 @@
 """Every file a run or a sweep leaves (configs, run.json, job.json, status.json, sweep.json,
 manifest.jsonl, an sbatch executor's jobs.txt and script, log.txt) is written by compose's one
 writer: a symlink planted at its name is replaced, never followed, and the file it points to
-is left as it was; a new file gets `0o666 & ~umask`, as other files do, and one that holds the
-text of a secret is 0600; text that is not UTF-8 (a Latin-1 file name) is recorded so that it
-reads back the same."""
+is left as it was; a new file gets `0o666 & ~umask`, as other files do, and a config that holds
+a secret is 0600 (no record holds one: `compose._runs.masked`); text that is not UTF-8 (a
+Latin-1 file name) is recorded so that it reads back the same."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ class App(BaseConfig):
     steps: int = 1
     data: str = "data.txt"
     api: Api = Api()
+    output_dir: str = "out"
 
 
 def main() -> None:
@@ -46,8 +47,8 @@ def main() -> None:
 
     argv = sys.argv[1:]
     config = cli(App, argv, prog="app")
-    write_configs("out", {"app": config})
-    write_run_record("out", config, argv, prog="app")
+    write_run_record(config.output_dir, config, argv, prog="app")
+    write_configs(config.output_dir, {"app": config})
 
 
 if __name__ == "__main__":
@@ -100,7 +101,7 @@ def test_a_sweeps_records_follow_the_umask(
 ) -> None:
     _sweep(app)
     files = _files(Path("runs"))
-    assert len(files) == 2 + 2 * 3  # sweep.json, manifest.jsonl; per point config, run, job
+    assert len(files) == 3 + 2 * 3  # sweep.json, .lock, manifest.jsonl; per point config, run, job
     assert set(files.values()) == {0o666 & ~umask}
 
 
@@ -111,19 +112,17 @@ def test_a_single_runs_record_follows_the_umask(app: Any, umask: int) -> None:
     assert _files(Path("out")) == {"configs/app.toml": 0o666 & ~umask, "run.json": 0o666 & ~umask}
 
 
-def test_a_secret_on_the_command_line_makes_its_records_private(
-    app: Any, capsys: pytest.CaptureFixture[str]
+def test_a_secret_on_the_command_line_leaves_only_the_configs_private(
+    app: Any, umask: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The config holds the secret, and so do the records of the flag that set it (run.json's
-    argv, sweep.json's base command line); job.json and the manifest, which name the config
-    file, do not."""
+    """The config holds the secret, 0600; the records of the flag that set it (run.json's argv,
+    sweep.json's base command line) hold its mask, and follow the umask."""
     _sweep(app, "--api.key", "sk-flag")
     files = _files(Path("runs"))
-    private = {name for name, mode in files.items() if mode == 0o600}
-    assert private == {
-        name for name in files if name.endswith(("configs/app.toml", "run.json", "sweep.json"))
-    }
-    assert all("sk-flag" not in Path("runs", name).read_text() for name in set(files) - private)
+    configs = {name for name in files if name.endswith("configs/app.toml")}
+    assert {files[name] for name in configs} == {0o600}
+    assert {files[name] for name in set(files) - configs} == {0o666 & ~umask}
+    assert all("sk-flag" not in Path("runs", name).read_text() for name in set(files) - configs)
 
 
 def test_a_secret_from_a_file_leaves_the_run_record_to_the_umask(app: Any, umask: int) -> None:
@@ -232,8 +231,9 @@ def test_a_latin_1_file_name_is_recorded_as_it_reads_back(app: Any, tmp_path: Pa
     assert record["argv"] == ["@", name]
     assert list(record["sources"]) == [name]
     code, out, err = run_command(
-        [sys.executable, f"{APP_MODULE}.py", "--from-run", "out", "--data", "other"],
+        [sys.executable, f"{APP_MODULE}.py", "--from-run", "out", "--output-dir", "again"],
         cwd=tmp_path,
     )
     assert (code, err) == (0, "")  # the recorded file found and unchanged: no warning
-    assert json.loads(Path("out/run.json").read_bytes())["argv"] == ["@", name, "--data", "other"]
+    argv = ["@", name, "--output-dir", "again"]
+    assert json.loads(Path("again/run.json").read_bytes())["argv"] == argv

@@ -19,7 +19,8 @@ from conftest import point_job, run_command
 
 from compose import BaseConfig, sweep, write_sweep
 from compose._jsonfile import MAX_RECORD_BYTES, read_record, read_record_lines
-from compose._runs.status import read_status
+from compose._runs.records import write_records
+from compose._runs.status import PointState, read_status, skipped_lines
 from compose.errors import SourceError
 
 COMPOSE_JOB = [sys.executable, "-m", "compose", "job"]
@@ -230,13 +231,24 @@ class Steps(BaseConfig):
     steps: int = 1
 
 
-def test_a_resumed_sweep_reruns_a_point_whose_status_cannot_be_read(
+def test_a_resumed_sweep_leaves_a_point_whose_status_cannot_be_read_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Never a crash: the point is `unknown`, which a resume leaves alone (it may be running:
+    only a point that failed or never started runs again), and says what to do."""
     monkeypatch.chdir(tmp_path)
-    made = sweep(Steps, [], axes={"steps": ["1", "2"]}, prog="app")
+    made = sweep(Steps, [], axes={"steps": ["1", "2", "3"]}, prog="app")
     write_sweep(made)
-    finished, damaged = (point.directory / "status.json" for point in made.points)
+    finished, damaged, _ = (point.directory / "status.json" for point in made.points)
     finished.write_text('{"state": "finished"}')
     damaged.write_text(DEEP)
-    assert [p.name for p in write_sweep(made, resume=True)] == [made.points[1].name]
+    written = write_records(made, resume=True)
+    assert [p.name for p in written.todo] == [made.points[2].name]
+    assert written.skipped[made.points[1].name] == PointState(
+        "unknown", note="status.json cannot be read"
+    )
+    assert skipped_lines(written.skipped) == [
+        "resume: 1 point finished: skipped",
+        "resume: 1 point unknown (status.json cannot be read; remove its status.json to run it"
+        " again): skipped",
+    ]

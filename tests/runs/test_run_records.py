@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import runpy
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from rl_app.config import RLConfig
 
 from compose import BaseConfig, compose, submit_sweep, sweep, write_sweep
 from compose._input.options import NO_OPTIONS
+from compose._runs.status import run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = str(ROOT / "examples/reverse_text/rl.toml")
@@ -68,7 +70,53 @@ def test_a_point_record_holds_its_config_command_and_provenance(
     assert run["sources"] == {EXAMPLE: hashlib.sha256(text.encode()).hexdigest()}
     assert "git" not in run  # tmp_path is no work tree
     job = json.loads((point.directory / "job.json").read_text())
-    assert job == {"argv": ["rl", "@", str(config)], "env": {}, "cwd": str(tmp_path)}
+    env = {"COMPOSE_NO_ENV": "1"}  # the job composes its record alone: no environment layer
+    assert job == {"argv": ["rl", "@", str(config)], "env": env, "cwd": str(tmp_path)}
+
+
+JOB_APP = """
+from pathlib import Path
+
+from compose import BaseConfig, cli, write_configs
+
+
+class Job(BaseConfig):
+    seed: int = 0
+    env_vars: dict[str, str] = {}
+    output_dir: Path = Path("out")
+
+
+if __name__ == "__main__":
+    config = cli(Job, prog="job", env_prefix="JOB_")
+    write_configs(config.output_dir, {"job": config})
+    print(f"env_vars={config.env_vars}")
+"""
+
+
+def test_a_points_job_runs_its_record_whatever_the_nodes_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """job.json sets COMPOSE_NO_ENV=1: the app's environment layer is off in the job, so a
+    variable of its prefix on the node changes nothing of the config the point was given (a
+    dict's keys merge: the file would not hide a key the node's variable adds)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "app.py").write_text(JOB_APP)
+    schema = runpy.run_path(str(tmp_path / "app.py"), run_name="app")["Job"]
+    made = sweep(
+        schema,
+        ["--env-vars", '{"HF_HOME": "/data"}'],
+        axes={"seed": ["1"]},
+        output="output_dir",
+        command=[sys.executable, str(tmp_path / "app.py")],
+        prog="job",
+    )
+    write_sweep(made)
+    point = made.points[0].directory
+    config = (point / "configs" / "job.toml").read_text()
+    monkeypatch.setenv("JOB_ENV_VARS__NODE_ONLY", "x")  # the node's own, of the app's prefix
+    assert run_job(str(point)) == 0
+    assert "env_vars={'HF_HOME': '/data'}" in (point / "log.txt").read_text()
+    assert (point / "configs" / "job.toml").read_text() == config
 
 
 def test_the_manifest_has_a_line_per_point_and_job_ids_once_submitted(

@@ -92,6 +92,27 @@ def test_a_command_that_cannot_start_fails_with_127_and_says_why(tmp_path: Path)
     assert "no-such-program-here" in status["error"]
 
 
+def test_a_command_named_by_bytes_that_are_not_utf8_is_logged_as_those_bytes(
+    tmp_path: Path,
+) -> None:
+    """A Latin-1 name (`caf\\xe9`, which Python holds as `caf\\udce9`) in job.json's argv or
+    cwd: the log holds its bytes, as the OS gave them; it was a UnicodeEncodeError traceback
+    from the log's header (the command's, or the line saying it cannot start)."""
+    name = os.fsdecode(b"caf\xe9-no-such-program")
+    job = Job("p1", (name,), str(tmp_path / "p1"), str(tmp_path))
+    write_job(job)
+    code, out, _ = run_command([*COMPOSE_JOB, job.directory])
+    assert (code, out) == (127, "")
+    header = (Path(job.directory) / "log.txt").read_bytes().splitlines()[0]
+    assert b"caf\xe9-no-such-program" in header
+    elsewhere = os.fsdecode(bytes(tmp_path) + b"/caf\xe9-no-such-directory")
+    job = Job("p2", (sys.executable, "-c", "pass"), str(tmp_path / "p2"), elsewhere)
+    write_job(job)
+    code, out, _ = run_command([*COMPOSE_JOB, job.directory])
+    assert (code, out) == (127, "")  # its working directory does not exist
+    assert b"caf\xe9-no-such-directory does not exist" in (tmp_path / "p2/log.txt").read_bytes()
+
+
 def test_a_directory_without_a_usable_job_file_is_one_clear_error(tmp_path: Path) -> None:
     code, out, err = run_command([*COMPOSE_JOB, str(tmp_path)])
     assert (code, out) == (2, "")

@@ -27,9 +27,10 @@ def test_a_local_sweep_runs_every_point_with_the_program_it_was_launched_with(
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     shutil.copytree(ROOT / "conf", tmp_path / "conf")
     env = {**os.environ, "PATH": "/usr/bin:/bin"}  # no venv: `rl` is reachable by its path only
+    (tmp_path / "lr.toml").write_text('[sweep]\noutput = "output_dir"\n', encoding="utf-8")
     argv = [str(VENV_BIN / "rl"), "@", "examples/reverse_text/rl.toml", "--max-steps", "3"]
-    argv += ["--sweep.trainer.optim.lr", "1e-5", "2e-5", "--sweep-name", "lr"]
-    argv += ["--sweep-executor", "local", "--sweep-dir", "runs", "--sweep-output", "output_dir"]
+    argv += ["--sweep", "@", "lr.toml", "--sweep.trainer.optim.lr", "1e-5", "2e-5"]
+    argv += ["--sweep-executor", "local", "--sweep-dir", "runs"]
     status, out, err = run_command(argv, cwd=tmp_path, env=env)
     assert (status, err) == (0, ""), err
     assert "sweep lr: 2 points" in out
@@ -46,3 +47,4 @@ def test_a_local_sweep_runs_every_point_with_the_program_it_was_launched_with(
     for point in manifest:
         log = (Path(point["directory"]) / "log.txt").read_text(encoding="utf-8")
         assert "trainer" in log and "error" not in log, log  # the launch plan `rl` prints
+        assert f"wrote {point['directory']}/configs/trainer.toml" in log  # its own directory

@@ -69,9 +69,9 @@ def rl(argv: Argv = None) -> None:
     tokens = list(sys.argv[1:] if argv is None else argv)
     now = _instant()  # one instant for `${now:}` and the record: a rerun composes at it again
     config = cli(RLConfig, tokens, prog="rl", search_path=[CONF], env_prefix=ENV_PREFIX, now=now)
+    _record(config, tokens, now)  # first: a record it may not replace leaves the directory as is
     written = _write(config.output_dir, {"rl": config, **config.components()})
-    _record(config, tokens, now)  # every file in place before a line is printed
-    _print_written(written)
+    _print_written(written)  # every file in place before a line is printed
     if config.dry_run:
         print("dry run: nothing started; drop --dry-run to see the launch plan")
         return
@@ -145,7 +145,8 @@ def _instant() -> datetime.datetime:
 
 def _record(config: RLConfig, tokens: list[str], now: datetime.datetime) -> None:
     """OUTPUT_DIR/run.json beside the configs: how this config was made, so that
-    `rl --from-run OUTPUT_DIR [changes]` composes it again."""
+    `rl --from-run OUTPUT_DIR [changes]` composes it again. The record of another config there
+    is replaced only when the command line names OUTPUT_DIR (`--output-dir`), or with `--clean`."""
     from compose import write_run_record  # noqa: PLC0415  # it loads the engine: not for `rl --help`
 
     try:
@@ -157,6 +158,7 @@ def _record(config: RLConfig, tokens: list[str], now: datetime.datetime) -> None
             search_path=[CONF],
             env_prefix=ENV_PREFIX,
             now=now,
+            replace=config.clean,
         )
     except ComposeError as error:
         sys.stderr.write(f"error: {error.format()}\n")
