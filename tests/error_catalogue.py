@@ -1598,7 +1598,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         did="Started a sweep whose directory holds points of a sweep that never wrote its "
         "definition (or another program's files).",
         files={"runs/s/0123456789ab/run.json": "{}\n"},
-        argv=_argv("--sweep.seed 1 2 --sweep-name s --dry-run"),
+        argv=_argv("--sweep.seed 1 2 --sweep-name s --sweep-output output_dir --dry-run"),
         error=ComposeError,
         message=(
             f"{CWD}/runs/s: holds files (0123456789ab) but no sweep.json: not this sweep's "

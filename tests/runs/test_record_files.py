@@ -83,7 +83,8 @@ def umask(request: pytest.FixtureRequest) -> Iterator[int]:
 
 def _sweep(schema: Any, *argv: str) -> None:
     with pytest.raises(SystemExit) as done:
-        cli(schema, [*argv, "--sweep.steps", "1", "2", "--dry-run"], prog="app")
+        sweep = ["--sweep.steps", "1", "2", "--sweep-output", "output_dir", "--dry-run"]
+        cli(schema, [*argv, *sweep], prog="app")
     assert done.value.code == 0
 
 

@@ -37,7 +37,8 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _made(count: int = 2) -> Sweep[Job]:
     """The sweep `--sweep.seed 0 1 ... --sweep-name s` makes."""
-    return sweep(Job, [], axes={"seed": [str(s) for s in range(count)]}, name="s", prog="job")
+    seeds = {"seed": [str(s) for s in range(count)]}
+    return sweep(Job, [], axes=seeds, name="s", output="output_dir", prog="job")
 
 
 def _status(directory: Path, **status: object) -> None:
@@ -80,7 +81,9 @@ def test_the_definition_is_written_before_the_points_so_it_guards_an_interrupted
         patched.setattr(records, "_write_point", interrupted)
         write_sweep(made)
     assert json.loads((made.directory / "sweep.json").read_text())["hash"] == made.definition_hash
-    other = sweep(Job, ["--steps", "5"], axes={"seed": ["0", "1"]}, name="s", prog="job")
+    other = sweep(
+        Job, ["--steps", "5"], axes={"seed": ["0", "1"]}, name="s", output="output_dir", prog="job"
+    )
     with pytest.raises(ComposeError, match=r"holds another sweep \(argv, axes differ\)"):
         write_sweep(other)
     assert [p.index for p in write_sweep(_made(3), resume=True)] == [0, 1, 2]
@@ -109,6 +112,7 @@ def test_resume_reruns_only_points_that_failed_or_never_started(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["--sweep.seed", *map(str, range(8)), "--sweep-name", "s", "--dry-run"]
+    argv += ["--sweep-output", "output_dir"]
     code, _, _ = run_cli(argv, capsys, Job, "job")
     assert code == 0
     made = _made(8)

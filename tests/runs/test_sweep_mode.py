@@ -19,7 +19,7 @@ import compose._runs.sweep as sweeping
 from compose import BaseConfig
 from compose._cli import entry
 from compose._runs import records
-from compose._runs.sweep import masked_axes
+from compose._runs.masked import masked_axes
 from compose._syntax import SECRET_MASK
 
 
