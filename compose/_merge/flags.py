@@ -15,7 +15,7 @@ from compose._input.origins import DEFAULT, EnvSource, FlagSource
 from compose._merge.composed import Composed, marks_resolution, note_work
 from compose._merge.defaults import to_plain
 from compose._merge.lists import append_to, append_value
-from compose._merge.renames import alias_written, announce
+from compose._merge.renames import alias_written, announce, may_take_alias
 from compose._merge.tables import Merger, merge_plain
 from compose._schema.coerce import ENABLE, convert, untyped
 from compose._schema.plan import tag_names
@@ -167,7 +167,7 @@ def _set_value(
     # A variable's key is its name in snake_case: errors name it as a flag, as the rest do
     shown = composed.show_key(target.path) if isinstance(item, EnvValue) else f"--{item.key}"
     alias = None
-    if not isinstance(item, EnvValue) and target.unchecked is None:
+    if not isinstance(item, EnvValue) and target.unchecked is None and may_take_alias(target):
         key = (_strip_negation(item.key) if negated else None) or item.key
         alias = alias_written(target, key_segments(merger.root, key)[-1], merger.tree)
         composed.aliased = composed.aliased or alias is not None

@@ -158,6 +158,16 @@ def _move_alias(
     moves.append(Move((*path, alias), (*path, name), (name,), alias=True))
 
 
+def may_take_alias(target: Target) -> bool:
+    """Whether the section that holds `target` has a class with a validation alias at all: the
+    question `alias_written` answers is asked of most flags, and most classes have none."""
+    parent = target.parent
+    if parent is None or not parent.is_section:
+        return False
+    models = [parent.model] if parent.model is not None else [m for _, m in parent.variants]
+    return any(aliases_of(model) for model in models)
+
+
 def alias_written(target: Target, written: str, tree: Any) -> str | None:
     """The validation alias that `written`, a flag's last segment, named the field at `target`
     by (`--max-new-tokens` for `AliasChoices("max_tokens", "max_new_tokens")`), else None."""
