@@ -27,9 +27,10 @@ from pydantic import BaseModel
 from compose._input.argv import FileItem, HelpItem, ValueItem, item_spans
 from compose._input.options import Options
 from compose._runs.define import cli_text
+from compose._runs.masked import axes_masker
 from compose._runs.records import open_sweep_executor, submit_sweep, sweep_lock, write_records
 from compose._runs.status import PointState, skipped_lines
-from compose._runs.sweep import Progress, Sweep, axes_masker, control_text, sweep_with
+from compose._runs.sweep import Progress, Sweep, control_text, sweep_with
 from compose._runs.view import table_lines
 from compose._syntax import SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep

@@ -35,8 +35,17 @@ def masked_axes(
 ) -> dict[str, Any]:
     """A point's axes (KEY -> its value), each secret masked. `config`, the point's validated
     config, tells which variant each union section has (without it: the class defaults')."""
-    shape_at = _shapes(schema, config)
-    return {key: _axis_value(shape_at, key, value) for key, value in axes.items()}
+    return _masker(_shapes(schema, config))(axes)
+
+
+def axes_masker(schema: type[BaseModel]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """`masked_axes` for the points of one sweep (its table, its errors): what each key's value
+    may hold is found once, for every point the function is given."""
+    return _masker(_shapes(schema, None))
+
+
+def _masker(shape_at: ShapeAt) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    return lambda axes: {key: _axis_value(shape_at, key, value) for key, value in axes.items()}
 
 
 def masked_tokens(
@@ -82,12 +91,15 @@ def _shapes(schema: type[BaseModel], config: BaseModel | None) -> ShapeAt:
     """KEY -> the shape its value takes in `config`'s tree (None: no field of the schema)."""
     root = model_shape(schema)
     tree = to_data(config) if config is not None else {}
+    found: dict[str, Shape | None] = {}
 
     def shape_at(key: str) -> Shape | None:
-        try:
-            return walk(root, split_dotted(key), tree, "--" + key).shape
-        except ComposeError:  # no field: nothing of the schema's to hide
-            return None
+        if key not in found:
+            try:
+                found[key] = walk(root, split_dotted(key), tree, "--" + key).shape
+            except ComposeError:  # no field: nothing of the schema's to hide
+                found[key] = None
+        return found[key]
 
     return shape_at
 

@@ -39,7 +39,7 @@ from compose._runs.define import (
     override,
 )
 from compose._runs.fingerprint import fingerprint
-from compose._runs.masked import masked_axes, masked_definition
+from compose._runs.masked import axes_masker, masked_definition
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
 from compose._syntax import (
@@ -703,12 +703,6 @@ def describe_point(index: int, axes: Mapping[str, Any]) -> str:
     """`point 3 (trainer.optim.lr=0.001, seed=2)`: how errors and tables name a point."""
     values = ", ".join(f"{key}={_shown(value)}" for key, value in axes.items())
     return f"point {index} ({values})"
-
-
-def axes_masker(schema: type[BaseModel]) -> Callable[[Mapping[str, Any]], Axes]:
-    """How people may be shown a point's axes (its errors, the table of points): as records
-    keep them, every secret masked (`compose._runs.masked`)."""
-    return lambda axes: masked_axes(schema, axes)
 
 
 def _shown(value: Any) -> str:
