@@ -26,6 +26,7 @@ from compose.errors import (
     InterpolationError,
     MigratedWarning,
     OutputError,
+    PointError,
     RenamedWarning,
     SourceError,
     UnknownKeyError,
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
     from compose._runs.fingerprint import fingerprint
     from compose._runs.records import submit_sweep, write_sweep
     from compose._runs.rerun import write_run_record
-    from compose._runs.sweep import Point, PointError, Sweep, sweep
+    from compose._runs.sweep import Point, Sweep, sweep
 
 __all__ = [
     "ArgvError",
@@ -105,7 +106,6 @@ __all__ = [
 _LAZY = {  # name -> the module that defines it
     "Migration": "compose._merge.migrations",
     "Point": "compose._runs.sweep",
-    "PointError": "compose._runs.sweep",
     "Sweep": "compose._runs.sweep",
     "cli": "compose._cli.entry",
     "compose": "compose._api",

@@ -11,6 +11,7 @@
     ├── FrozenError               not bad input: a frozen result was assigned to, deleted from or
     │                             mutated; also a `dataclasses.FrozenInstanceError` (an
     │                             AttributeError), what frozen dataclasses and attrs raise
+    ├── PointError                a point of a sweep that failed, named by its index and axes
     ├── ErrorGroup                several errors reported at once; `.errors` holds them
     │                             (on Python 3.11+ also an ExceptionGroup: `except*` splits it)
     └── HelpRequested             not bad input: `--help` was asked for; `.text` is the help screen
@@ -25,6 +26,12 @@ them by their fields, never their text::
     RenamedWarning (a FutureWarning)     a renamed field's old name was used
     ComposeWarning
     └── MigratedWarning                  a key of an older file that a migration changed
+
+Two exceptions live elsewhere because they are not bad input the caller catches: a migration
+step raises `compose._merge.migrations.StepError` for data it cannot migrate (the composition
+turns it into a `ConfigValidationError` naming the file, the step and the key), and a point
+that a submitit job ran and that failed raises `PointFailed` inside that job (its exit code,
+for submitit's own report).
 
 An error is built once, from what went wrong and where the value came from; `str()` renders it
 the same way everywhere: ``KEY = VALUE (from ORIGIN): MESSAGE; HINT``. `exit_code` is the status
@@ -57,6 +64,7 @@ __all__ = [
     "InterpolationError",
     "MigratedWarning",
     "OutputError",
+    "PointError",
     "RenamedWarning",
     "SourceError",
     "UnknownKeyError",
@@ -284,6 +292,25 @@ class HelpRequested(ComposeError):
 
     def format(self) -> str:
         return self.text.removesuffix("\n")
+
+
+class PointError(ComposeError):
+    """A point of a sweep that failed (`compose.sweep`, sweep mode): its error, said after the
+    point's index and axis values (`point 3 (lr=0.1): ...`), every failing point at once."""
+
+    def __init__(self, message: str, *, point: str = "", **fields: Any) -> None:
+        self.point = point
+        super().__init__(message, **fields)
+
+    def format(self) -> str:
+        return f"{printable(self.point)}: {super().format()}"  # axes as typed: any character
+
+    def evolve(self, **changes: object) -> ComposeError:
+        fields: dict[str, Any] = {"key": self.key, "origin": self.origin, "hint": self.hint}
+        if self.has_value:
+            fields["value"] = self.value
+        fields.update(changes)
+        return PointError(str(fields.pop("message", self.message)), point=self.point, **fields)
 
 
 def gather(errors: Sequence[ComposeError]) -> ComposeError:

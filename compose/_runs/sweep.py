@@ -52,7 +52,7 @@ from compose._syntax import (
     snake_case,
 )
 from compose._tree import KeyPath
-from compose.errors import ComposeError, UnknownKeyError, closest, gather, printable
+from compose.errors import ComposeError, PointError, UnknownKeyError, closest, gather
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
@@ -132,24 +132,6 @@ class Sweep(Generic[M]):
 
     knobs: Options = field(default=NO_OPTIONS, repr=False)
     """What every point was composed with (its environment's variables go in the records)."""
-
-
-class PointError(ComposeError):
-    """A point that failed: its error, said after the point's index and axis values."""
-
-    def __init__(self, message: str, *, point: str = "", **fields: Any) -> None:
-        self.point = point
-        super().__init__(message, **fields)
-
-    def format(self) -> str:
-        return f"{printable(self.point)}: {super().format()}"  # axes as typed: any character
-
-    def evolve(self, **changes: object) -> ComposeError:
-        fields: dict[str, Any] = {"key": self.key, "origin": self.origin, "hint": self.hint}
-        if self.has_value:
-            fields["value"] = self.value
-        fields.update(changes)
-        return PointError(str(fields.pop("message", self.message)), point=self.point, **fields)
 
 
 def sweep(
