@@ -33,6 +33,7 @@ from compose._api import check_keys, resolve
 from compose._bind.validate import bind, plain_nones
 from compose._cli.complete import completion_script
 from compose._cli.entry import (
+    EXIT_INTERRUPTED,
     output_may_close,
     report_error,
     warnings_as_lines,
@@ -155,6 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         except ComposeError as error:
             failure = error
+        except KeyboardInterrupt:  # Ctrl-C: every file is whole (compose._atomic), no traceback
+            write_text(sys.stderr, "interrupted\n")
+            return EXIT_INTERRUPTED
     report_error(failure)
     return failure.exit_code
 

@@ -69,7 +69,8 @@ def migrate_files(
     root = model_shape(schema)
     secret = functools.partial(is_secret_path, root)  # errors never show one
     show = functools.partial(cli_key, root)  # keys as flags, as errors and warnings name them
-    rewritten = [(shown, *_rewrite(shown, prefix, versions, show, secret)) for shown in files]
+    once = _each_file_once(files)
+    rewritten = [(shown, *_rewrite(shown, prefix, versions, show, secret)) for shown in once]
     stale = [entry for entry in rewritten if entry[3] != entry[1]]
     if not check:
         _replace_all([(shown, new_text) for shown, _, _, new_text in stale])
@@ -82,6 +83,15 @@ def migrate_files(
         else:
             write_text(sys.stdout, _report(shown, migrated, versions, show))
     return 1 if check and stale else 0
+
+
+def _each_file_once(files: list[str]) -> list[str]:
+    """The files, each named once: a file given twice (`a.toml ./a.toml`, or by a symlink to
+    it) is migrated once, under the name it was first given, as the rewrite follows links."""
+    named: dict[str, str] = {}
+    for shown in files:
+        named.setdefault(os.path.realpath(shown), shown)
+    return list(named.values())
 
 
 def _prefix(schema: type[BaseModel], section: str | None) -> KeyPath:

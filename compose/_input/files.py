@@ -22,8 +22,11 @@ from compose.errors import SourceError
 
 
 def read_text(shown: str) -> str:
-    """The UTF-8 text of the file the user named `shown` (a path, relative to the cwd)."""
-    return _decode(shown, _bytes_of(shown)[0])
+    """The UTF-8 text of the regular file the user named `shown` (a path, relative to the
+    cwd). Its callers read a file again, hash it against a record or rewrite it in place,
+    which only a file can take: a FIFO (opened without waiting for a writer), a device or a
+    socket is a `SourceError` naming it, and is never read."""
+    return _decode(shown, _bytes_of(shown, only_a_file=True)[0])
 
 
 def _read(name: str, search_path: SearchPath) -> tuple[str, str, bool]:
@@ -42,26 +45,29 @@ def _read(name: str, search_path: SearchPath) -> tuple[str, str, bool]:
     return shown, _decode(shown, data), regular
 
 
-def _bytes_of(shown: str) -> tuple[bytes, bool]:
+def _bytes_of(shown: str, *, only_a_file: bool = False) -> tuple[bytes, bool]:
     """`_read_bytes`, every OS failure a `SourceError` naming `shown`."""
     try:
-        return _read_bytes(shown)
+        return _read_bytes(shown, only_a_file=only_a_file)
     except (OSError, ValueError) as error:
         raise _unreadable(shown, error) from None
 
 
-def _read_bytes(path: str) -> tuple[bytes, bool]:
-    """The bytes of the file at `path`, and whether it is a regular file.
+def _read_bytes(path: str, *, only_a_file: bool = False) -> tuple[bytes, bool]:
+    """The bytes of the file at `path`, and whether it is a regular file (`only_a_file`:
+    anything else is refused before a byte is read, and a FIFO is opened without waiting).
 
     Read with `os` calls: `open()` builds two file objects and makes five more system calls
     (an `isatty` probe, two seeks, a second `fstat`, a last read), for the few KB of a config.
     """
-    fd = os.open(path, _READ_FLAGS)
+    fd = os.open(path, _READ_FLAGS | (_NONBLOCK if only_a_file else 0))
     try:
         status = os.fstat(fd)
         if stat.S_ISDIR(status.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         regular = stat.S_ISREG(status.st_mode)
+        if only_a_file and not regular:
+            raise SourceError(_NOT_A_FILE, origin=path)
         if status.st_size > MAX_FILE_BYTES:
             raise _too_large(path)
         data = os.read(fd, status.st_size + 1 if regular else _CHUNK)
@@ -90,6 +96,8 @@ def _too_large(path: str) -> SourceError:
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO opens at once, writer or none
+_NOT_A_FILE = "is not a regular file (a FIFO, a device): only a file is read again or rewritten"
 _CHUNK = 1 << 16
 
 

@@ -737,3 +737,35 @@ def test_show_prints_warnings_as_lines_before_the_output(
         "warning: --trainer.optim.betas (from a.toml:2) is dropped: "
         "--trainer.optim.type switched to 'muon', which has no such key\n"
     )
+
+
+INTERRUPTED_SCHEMA = """
+from pydantic import model_validator
+
+from compose import BaseConfig
+
+
+class Pressed(BaseConfig):
+    steps: int = 1
+
+    @model_validator(mode="after")
+    def _pressed(self):
+        raise KeyboardInterrupt  # the user presses Ctrl-C while the config is validated
+"""
+
+
+def test_ctrl_c_in_any_command_exits_130_without_a_traceback(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compose show`, `diff`, `check`, `migrate`... meet Ctrl-C as an entrypoint does: one
+    line, exit 130 (it was a KeyboardInterrupt traceback)."""
+    write("interrupted_schema.py", INTERRUPTED_SCHEMA)
+    saved_path = list(sys.path)
+    try:
+        code, out, err = run_compose(
+            capsys, "show", "--schema", "interrupted_schema:Pressed", "--steps", "2"
+        )
+    finally:
+        sys.path[:] = saved_path
+        sys.modules.pop("interrupted_schema", None)
+    assert (code, out, err) == (130, "", "interrupted\n")

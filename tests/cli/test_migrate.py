@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import TESTS, examples, run_compose
+from conftest import TESTS, examples, run_command, run_compose
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from strategies import documents
@@ -702,10 +703,10 @@ def test_ctrl_c_during_the_commit_waits_for_every_file(
 
     monkeypatch.setattr(os, "replace", interrupted)
     try:
-        with pytest.raises(KeyboardInterrupt):
-            _migrate(capsys, "a.toml", "b.toml")
+        code, _, err = _migrate(capsys, "a.toml", "b.toml")
     finally:
         signal.signal(signal.SIGINT, previous)
+    assert (code, err) == (130, "interrupted\n")
     assert Path("a.toml").read_text() == MIGRATED and Path("b.toml").read_text() == MIGRATED
     assert sorted(os.listdir()) == ["a.toml", "b.toml"]
 
@@ -770,3 +771,56 @@ def test_a_key_added_to_a_table_leaves_the_next_headers_comment_with_it(
     code, _, err = run_compose(capsys, "migrate", "--schema", schema, "m.toml")
     assert (code, err) == (0, "")
     assert Path("m.toml").read_text() == migrated
+
+
+MOVING_A_KEY = """
+from compose import BaseConfig, Migration, move_key, versioned
+
+class Trainer(BaseConfig):
+    seed: int = 0
+
+@versioned(Migration(1, 2, move_key("seed", "trainer.seed")))
+class App(BaseConfig):
+    trainer: Trainer = Trainer()
+"""
+
+
+def test_a_file_named_twice_is_migrated_once(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], app_module: AppModule
+) -> None:
+    """`a.toml ./a.toml`, its absolute path or a link to it name one file: it is migrated
+    once, under its first name (the writer was handed the same target twice: a traceback)."""
+    schema = app_module("moving_a_key", MOVING_A_KEY)
+    write("a.toml", "seed = 3\n")
+    os.symlink("a.toml", "link.toml")
+    names = ("a.toml", "./a.toml", os.path.abspath("a.toml"), "link.toml")
+    code, out, err = run_compose(capsys, "migrate", "--schema", schema, *names)
+    assert (code, err) == (0, "")
+    assert out == (
+        "a.toml: migrated from schema version 1 to 2\n"
+        "  a.toml:1: --seed moved to --trainer.seed (1 -> 2)\n"
+    )
+    assert Path("a.toml").read_text() == "schema_version = 2\n\n[trainer]\nseed = 3\n"
+    assert os.path.islink("link.toml")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_a_fifo_is_refused_without_waiting_and_stays_a_fifo(
+    write: WriteFile, app_module: AppModule, tmp_path: Path
+) -> None:
+    """A rewrite replaces the file it read: a FIFO (or a device: `compose migrate /dev/null`
+    run as root replaced the device with a file) is no file to rewrite. It is refused before
+    it is read, so a FIFO nobody writes to never makes the command wait."""
+    schema = app_module("moving_a_key", MOVING_A_KEY)
+    write("a.toml", "seed = 3\n")
+    os.mkfifo(tmp_path / "pipe.toml")  # no writer: a reader that waits for one hangs
+    argv = [sys.executable, "-m", "compose", "migrate", "--schema", schema, "a.toml", "pipe.toml"]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    code, out, err = run_command(argv, cwd=tmp_path, env=environment, timeout=60)
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: pipe.toml: is not a regular file (a FIFO, a device): only a file is read "
+        "again or rewritten\n"
+    )
+    assert stat.S_ISFIFO(os.stat(tmp_path / "pipe.toml").st_mode)
+    assert Path("a.toml").read_text() == "seed = 3\n"  # all or none

@@ -5,16 +5,29 @@ a record too (`write_run_record`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 from rl_app import cli as app
 from rl_app.cli import CONF
 from rl_app.config import RLConfig
 
-from compose import ComposeError, ComposeWarning, compose, parse, sweep, write_sweep
+from compose import (
+    ComposeError,
+    ComposeWarning,
+    compose,
+    parse,
+    sweep,
+    write_configs,
+    write_run_record,
+    write_sweep,
+)
 from compose._runs.rerun import from_run_argv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,3 +117,39 @@ def test_search_path_files_are_recorded_and_checked(example: str) -> None:
     assert any(name.endswith("optim/muon.toml") for name in made.sources)
     argv = from_run_argv(["--from-run", str(made.points[0].directory)], "rl")
     assert argv[-3:] == ["--trainer.optim", "@", "optim/muon"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_a_source_that_is_now_a_fifo_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recorded file is hashed again only when it is a file: a FIFO at its name (planted, or
+    a pipe the run read) would make the rerun wait for a writer, or hash what one sends. The
+    run is built on its resolved config instead, as for a file that changed."""
+
+    class Small(BaseModel):
+        seed: int = 0
+
+    monkeypatch.chdir(tmp_path)
+    Path("base.toml").write_text("seed = 4\n")
+    config = parse(Small, ["@", "base.toml"])
+    write_configs("run", {"small": config})
+    write_run_record("run", config, ["@", "base.toml"], prog="small")
+    os.replace("base.toml", "kept.toml")
+    os.mkfifo("base.toml")
+
+    def feed() -> None:  # the same text: read, it would pass for the file the run read
+        with contextlib.suppress(OSError), open("base.toml", "w", encoding="utf-8") as pipe:
+            pipe.write(Path("kept.toml").read_text())
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        with pytest.warns(ComposeWarning, match="building on the run's resolved config"):
+            argv = from_run_argv(["--from-run", "run"], "small")
+    finally:  # a reader, open until the writer is done: it never waits for one
+        reader = os.open("base.toml", os.O_RDONLY | os.O_NONBLOCK)
+        writer.join()
+        os.close(reader)
+    assert argv == ["@", str(Path("run", "configs", "small.toml"))]
+    assert parse(Small, argv) == config
