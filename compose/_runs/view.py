@@ -10,6 +10,7 @@ the files, it says what `--sweep-resume` would find.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,27 @@ from compose._runs.define import cli_text
 from compose._runs.jobs import JOB_FILE, LOG_FILE, UNKNOWN
 from compose._runs.records import MANIFEST_FILE, read_manifest
 from compose._runs.status import NOT_SUBMITTED, PointState, point_state
-from compose._runs.sweep import SWEEP_FILE
+from compose._runs.sweep import NAME_CHARS, SWEEP_FILE
 from compose.errors import ComposeError, printable
 
+_POINT_NAME = re.compile(f"[0-9a-f]{{{NAME_CHARS}}}")
 # The order states are summed up in: from not begun to done, then what needs a look
 _ORDER = (NOT_SUBMITTED, "submitted", "running", "finished", "failed", UNKNOWN)
+
+
+def _point_name(line: Mapping[str, Any], where: Path) -> str:
+    """A manifest line's point: a directory of the sweep's own, by its name (12 hex digits of
+    its fingerprint); a manifest that names another place (`../../elsewhere`, an absolute
+    `directory`) is not followed, and is one error naming it."""
+    name = line.get("name")
+    if not isinstance(name, str) or not _POINT_NAME.fullmatch(name):
+        raise ComposeError(
+            "is no point's name (12 hex digits of its fingerprint)",
+            key="name",
+            value=name,
+            origin=str(where / MANIFEST_FILE),
+        )
+    return name
 
 
 def status_text(directory: str) -> str:
@@ -31,9 +48,7 @@ def status_text(directory: str) -> str:
     if (where / SWEEP_FILE).is_file():
         lines = read_manifest(where)  # each line names its point, or one error names it
         head = f"sweep {where.resolve().name}: {len(lines)} points in {_shown(where)}"
-        points = [
-            (line, Path(str(line.get("directory") or where / str(line["name"])))) for line in lines
-        ]
+        points = [(line, where / _point_name(line, where)) for line in lines]
     elif (where / JOB_FILE).is_file():
         head = f"point {where.resolve().name} in {_shown(where)}"
         points = [({"name": where.resolve().name}, where)]

@@ -80,3 +80,19 @@ def test_a_directory_of_no_sweep_or_point_is_one_error(
 def test_compose_help_lists_status(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_compose(capsys, "--help")
     assert code == 0 and "\n  status DIR\n" in out
+
+
+@pytest.mark.parametrize(
+    "name", ["../../../elsewhere/0123456789ab", "/tmp/abs", "0123456789AB", "short"]
+)
+def test_a_manifest_naming_no_point_of_the_sweep_is_one_error_never_followed(
+    points: list[Path], name: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = Path("runs/s/manifest.jsonl")
+    lines = [json.loads(line) for line in manifest.read_text().splitlines()]
+    lines[1].update(name=name, directory="/etc")
+    manifest.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run_compose(capsys, "status", "runs/s")
+    assert (code, out) == (2, "")
+    assert "is no point's name (12 hex digits of its fingerprint)" in err
+    assert "runs/s/manifest.jsonl" in err and "Traceback" not in err
