@@ -67,8 +67,6 @@ from compose.errors import (
     printable,
 )
 
-FROM_RUN = FROM_RUN_FLAG
-
 
 @dataclass(frozen=True)
 class Rerun:
@@ -122,11 +120,14 @@ def rerun(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS) -> Reru
     record = read_run(path)
     if record is None:
         raise ArgvError(
-            "holds no run record (run.json)", key=FROM_RUN, value=str(directory), origin=str(path)
+            "holds no run record (run.json)",
+            key=FROM_RUN_FLAG,
+            value=str(directory),
+            origin=str(path),
         )
     if record.get("prog", prog) != prog:
         raise ArgvError(
-            f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN, value=str(directory)
+            f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN_FLAG, value=str(directory)
         )
     argv = _single_run(record["argv"], path)
     now = recorded_now(record, path)
@@ -143,12 +144,12 @@ def rerun(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS) -> Reru
     if not resolved.is_file():
         raise ArgvError(
             f"{problem}, and the run's resolved config is gone too: it cannot be composed again",
-            key=FROM_RUN,
+            key=FROM_RUN_FLAG,
             value=str(directory),
             origin=str(resolved),
         )
     warn(
-        f"{FROM_RUN} {directory}: {problem}; building on the run's resolved config "
+        f"{FROM_RUN_FLAG} {directory}: {problem}; building on the run's resolved config "
         f"{resolved} instead",
         ComposeWarning,
         stacklevel=2,
@@ -171,14 +172,16 @@ def _take_directory(tokens: list[str]) -> tuple[Path, list[str]]:
             found.append(token.partition("=")[2])
         elif is_from_run_flag(token):
             if position + 1 >= len(tokens) or tokens[position + 1].startswith("--"):
-                raise ArgvError("needs the directory of a run", key=FROM_RUN)
+                raise ArgvError("needs the directory of a run", key=FROM_RUN_FLAG)
             position += 1
             found.append(tokens[position])
         else:
             rest.append(token)
         position += 1
     if len(found) > 1:
-        raise ArgvError("is given twice: rerun one run at a time", key=FROM_RUN, value=found[-1])
+        raise ArgvError(
+            "is given twice: rerun one run at a time", key=FROM_RUN_FLAG, value=found[-1]
+        )
     return Path(found[0]), rest
 
 
@@ -234,7 +237,7 @@ def _environment(record: Mapping[str, Any], path: Path, knobs: Options) -> Mappi
     if recorded is None:
         if own:
             warn(
-                f"{FROM_RUN} {path.parent}: run.json keeps no environment (an older compose "
+                f"{FROM_RUN_FLAG} {path.parent}: run.json keeps no environment (an older compose "
                 f"made it): {_names(own)} set here apply",
                 ComposeWarning,
                 stacklevel=3,
@@ -266,7 +269,7 @@ def _environment(record: Mapping[str, Any], path: Path, knobs: Options) -> Mappi
     ignored = [name for name in own if variables.get(name) != now[name]]
     if ignored:
         warn(
-            f"{FROM_RUN} {path.parent} composes the run's recorded environment: "
+            f"{FROM_RUN_FLAG} {path.parent} composes the run's recorded environment: "
             f"{_names(ignored)} set here {'is' if len(ignored) == 1 else 'are'} "
             "ignored (a flag changes a value)",
             ComposeWarning,
@@ -311,7 +314,7 @@ def refuse_rewrite(again: Rerun, config: BaseModel, knobs: Options, prog: str) -
     raise ArgvError(
         f"a rerun with changes is a new run, but its {flag} is still {again.directory}, whose "
         "record it would rewrite",
-        key=FROM_RUN,
+        key=FROM_RUN_FLAG,
         value=str(again.directory),
         hint=f"give it its own {flag} (naming {again.directory} with {flag} replaces its record)",
     )
