@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 import tomli
-from test_docs import _FENCE, DOCS, MARKDOWN, ROOT, SHELL_LANGS, blocks_of, commands_of, shown
+from test_docs import DOCS, MARKDOWN, ROOT, SHELL_LANGS, blocks_of, commands_of, shown
 
 from compose._cli.command import COMMAND_OPTIONS, split_options
 from compose._syntax import FROM_RUN_FLAG, SWEEP_CONTROLS, SWEEP_FLAG, flag_name, is_sweep_flag
@@ -74,17 +74,10 @@ def shell_lines(path: Path) -> Iterator[Mention]:
 def prose(path: Path) -> str:
     """A page's text with its fenced blocks blanked (their lines kept, for line numbers)."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    fence = ""
-    for number, line in enumerate(lines):
-        opening = _FENCE.match(line)
-        if fence:
-            closing = line.strip()
-            if closing.startswith(fence) and not closing.strip(fence[0]):
-                fence = ""
-            lines[number] = ""
-        elif opening:
-            fence = opening["fence"]
-            lines[number] = ""
+    for block in blocks_of(path):
+        opening = block.line - 1
+        closing = opening + block.text.count("\n") + 1  # the body's lines, then the fence
+        lines[opening : closing + 1] = [""] * len(lines[opening : closing + 1])
     return "\n".join(lines)
 
 
