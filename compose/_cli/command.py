@@ -109,6 +109,7 @@ _ALLOWED = {
     "status": frozenset(),
     "migrate": frozenset({"--schema", "--section", "--check"}),
 }
+COMMAND_OPTIONS = _ALLOWED  # the options each subcommand takes (tests/test_docs_surface.py)
 _HELP = ("-h", "--help", "help")
 
 
