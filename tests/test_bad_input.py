@@ -418,3 +418,27 @@ def test_an_integer_past_the_decimal_conversion_limit_is_shown_and_written(
         "  - --optim.lr = <an integer of 16000 bits> (from hex.toml:3): "
         "is too large for a float (the largest is about 1.8e308)"
     )
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("--sweep-nmae", "--sweep-name"), ("--sweep-dri", "--sweep-dir"), ("--from-rn", "--from-run")],
+)
+def test_a_single_run_names_the_reserved_flag_a_key_misspells(typed: str, meant: str) -> None:
+    """Without `--sweep`, a misspelt control is read as a key: its error points at the flag."""
+
+    class Closed(BaseConfig):
+        lr: float = 1.0
+
+    with pytest.raises(ComposeError) as caught:
+        parse(Closed, [typed, "x"])
+    assert caught.value.hint == f"did you mean {meant}?"
+
+
+def test_a_key_far_from_every_reserved_flag_gets_no_hint_to_one() -> None:
+    class Closed(BaseConfig):
+        lr: float = 1.0
+
+    with pytest.raises(ComposeError) as caught:
+        parse(Closed, ["--sweepstake", "x"])
+    assert caught.value.hint is None

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from compose._schema.memo import memoize
 from compose._schema.plan import NO_DEFAULT, field_default, plan_of, section_model
 from compose._schema.shape import ANY, Kind, Shape
-from compose._syntax import dotted, kebab_case, snake_case
+from compose._syntax import FROM_RUN_FLAG, SWEEP_CONTROLS, dotted, kebab_case, snake_case
 from compose._tree import KeyPath, child
 from compose.errors import UnknownKeyError, closest
 
@@ -32,9 +32,17 @@ def unknown_key(
     if hint is None and _is_kebab_field(section, written):
         hint = f"keys in files are snake_case: write {snake_case(written)}"
     if hint is None:
-        suggestion = suggest(root, key)
+        suggestion = suggest(root, key) or _reserved_flag(key, depth)
         hint = f"did you mean {suggestion}?" if suggestion else None
     return UnknownKeyError("unknown key", key=key, origin=shown, hint=hint)
+
+
+def _reserved_flag(key: str, depth: int) -> str | None:
+    """The entrypoint flag a top-level key misspells (`--sweep-nmae` for `--sweep-name`): in
+    a single run it is read as a key, so the key's error is where the near miss shows."""
+    if depth:
+        return None
+    return closest(key, (*SWEEP_CONTROLS, FROM_RUN_FLAG), cutoff=0.8)
 
 
 def _is_kebab_field(section: Shape | None, written: str) -> bool:
