@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from compose._input.argv import DataItem, DeleteItem, EnvItem, FileItem, Item, ValueItem
+from compose._input.argv import (
+    DataItem,
+    DeleteItem,
+    EnvItem,
+    FileItem,
+    Item,
+    NodeItem,
+    ValueItem,
+)
 from compose._input.env import unknown_variables
 from compose._input.files import FileCache, load_file, parse_file
 from compose._input.formats import may_give_none
@@ -38,7 +46,7 @@ from compose._schema.plan import NO_DEFAULT
 from compose._schema.shape import ANY, NOT_A_SECTION, Shape, model_shape, takes_a_file
 from compose._schema.walk import Target, walk
 from compose._syntax import INCLUDE
-from compose._tree import KeyPath
+from compose._tree import KeyPath, copy_tree
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError
 
@@ -128,6 +136,8 @@ def _compose(
             merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
+        elif isinstance(item, NodeItem):
+            _merge_typed_node(merger, composed, item)
     if values:
         env_errors += apply_values(merger, values, composed)
     composed.pending = env_errors
@@ -139,6 +149,31 @@ def _merge_data(merger: Merger, composed: Composed, item: DataItem) -> None:
     table = copy.deepcopy(item.table)
     note_work(composed, ((key,) for key in table))
     merger.merge_at((), table, FlagSource(item.shown), composed.root, NO_DEFAULT)
+
+
+def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> None:
+    """A config of a Hydra defaults list, at its package, by OmegaConf's rules (`typed`)."""
+    from compose._merge.typed import TypedTree  # noqa: PLC0415  # Hydra trees only
+
+    if composed.typed is None:
+        composed.typed = TypedTree(merger.tree)
+    table = copy_tree(item.table)  # the item stays as read: a replay merges it again
+    try:
+        composed.typed.merge_at(item.prefix, table, item.model)  # type: ignore[arg-type]
+    except ComposeError as error:
+        raise error.evolve(origin=item.where) from None
+    if merger.origins is not None:
+        for path in _leaf_paths(table, item.prefix):
+            merger.record(path, item.source)  # type: ignore[arg-type]
+
+
+def _leaf_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
+    """The paths of a table's values that are no tables (a list is one value)."""
+    if isinstance(value, dict) and value:
+        for key, below in value.items():
+            yield from _leaf_paths(below, (*path, key))
+    else:
+        yield path
 
 
 def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:

@@ -1,0 +1,113 @@
+"""Hydra's own configs, as a Hydra 1.3 tree sees them: the `hydra/...` groups and their options,
+and `hydra/config`, whose defaults list chooses one option of each.
+
+These are described in our own words (keys only where values do not matter): the `hydra`
+node is dropped from every result, but its groups can be chosen (`hydra/launcher=basic`), its
+keys set (`hydra.run.dir=out`), and a key it does not have is an error (`hydra.foo=bar`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LOGGING: dict[str, Any] = {
+    "version": 1,
+    "formatters": {},
+    "handlers": {},
+    "root": {},
+    "disable_existing_loggers": False,
+}
+
+# The packaged configs (pkg://hydra.conf): path -> (data, package header)
+PKG_NODES: dict[str, tuple[dict[str, Any], str | None]] = {
+    "hydra/env/default": ({}, None),
+    "hydra/help/default": ({"app_name": "", "header": "", "footer": "", "template": ""}, None),
+    "hydra/hydra_help/default": ({"hydra_help": "", "template": ""}, None),
+    **{
+        f"hydra/hydra_logging/{n}": (dict(_LOGGING), None)
+        for n in ("default", "disabled", "hydra_debug", "none")
+    },
+    **{f"hydra/job_logging/{n}": (dict(_LOGGING), None) for n in ("default", "disabled", "none", "stdout")},
+    "hydra/output/default": ({"run": {"dir": ""}, "sweep": {"dir": "", "subdir": ""}}, "hydra"),
+}
+
+# Hydra's schema of its node: every key it has (struct: no other key can be set).
+HYDRA_CONFIG: dict[str, Any] = {
+    "defaults": [
+        {"output": "default"},
+        {"launcher": "basic"},
+        {"sweeper": "basic"},
+        {"help": "default"},
+        {"hydra_help": "default"},
+        {"hydra_logging": "default"},
+        {"job_logging": "default"},
+        {"callbacks": None},
+        {"env": "default"},
+    ],
+    "mode": None,
+    "searchpath": [],
+    "run": {"dir": "???"},
+    "sweep": {"dir": "???", "subdir": "???"},
+    "hydra_logging": "???",
+    "job_logging": "???",
+    "sweeper": "???",
+    "launcher": "???",
+    "callbacks": {},
+    "help": {"app_name": "???", "header": "???", "footer": "???", "template": "???"},
+    "hydra_help": {"hydra_help": "???", "template": "???"},
+    "output_subdir": ".hydra",
+    "overrides": {"hydra": [], "task": []},
+    "job": {
+        "name": "???",
+        "chdir": None,
+        "override_dirname": "???",
+        "id": "???",
+        "num": "???",
+        "config_name": "???",
+        "env_set": {},
+        "env_copy": [],
+        "config": {"override_dirname": {"kv_sep": "=", "item_sep": ",", "exclude_keys": []}},
+    },
+    "runtime": {
+        "version": "???",
+        "version_base": "???",
+        "cwd": "???",
+        "config_sources": "???",
+        "output_dir": "???",
+        "choices": {},
+    },
+    "verbose": False,
+}
+# Keys of Hydra's node that may not be set to null (typed, not Optional).
+NOT_NULL = frozenset(
+    {
+        "hydra_logging",
+        "job_logging",
+        "run",
+        "sweep",
+        "help",
+        "hydra_help",
+        "overrides",
+        "job",
+        "runtime",
+        "callbacks",
+        "searchpath",
+    }
+)
+
+# What Hydra registers in its ConfigStore (the last source): path -> (data, package)
+STORE_NODES: dict[str, tuple[dict[str, Any], str | None]] = {
+    "hydra/config": (HYDRA_CONFIG, None),
+    "hydra/launcher/basic": ({"_target_": "hydra._internal.core_plugins.basic_launcher.BasicLauncher"}, None),
+    "hydra/sweeper/basic": (
+        {
+            "_target_": "hydra._internal.core_plugins.basic_sweeper.BasicSweeper",
+            "max_batch_size": None,
+            "params": None,
+        },
+        None,
+    ),
+    "_dummy_empty_config_": ({}, None),
+}
+EMPTY_PRIMARY = "_dummy_empty_config_"  # the primary when there is none (config_name=None)
+HYDRA_CONFIG_PATH = "hydra/config"

@@ -1,0 +1,514 @@
+"""The defaults tree: a primary config name and the command line's group overrides -> the
+ordered configs to merge (`Leaf`), each at its package.
+
+The order of work is Hydra 1.3's, and it decides which choice wins:
+
+1. The command line's group overrides are collected first: `g=x` forces a choice, `~g[=x]`
+   deletes one, `+g=x` appends an entry to the primary's defaults list.
+2. The tree is expanded depth first, but each config's entries are visited **last to first**;
+   the primary is visited before Hydra's own `hydra/config`.
+3. When a config is loaded, its `override g: x` entries register forced choices, unless the
+   key already has one: the command line always wins, and among `override` entries the first
+   registered wins -- the one in the config visited first, i.e. the *later* sibling subtree.
+4. An entry whose option is an interpolation (`${db}_${model}`) waits until its siblings are
+   expanded, then reads the choices made so far.
+5. Every choice is recorded once per key; the same key chosen again with another option is an
+   error. Forced choices and deletions nobody used are errors at the end.
+
+The leaves come out in merge order (`_self_` where it stands, else last).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from compose._input.hydra.entries import (
+    TOP,
+    Choice,
+    Entry,
+    Place,
+    Where,
+    config_path,
+    final_package,
+    group_path,
+    override_key,
+)
+from compose._input.hydra.grammar import Override, parse_element
+from compose._input.hydra.hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
+from compose._input.hydra.repository import Loaded, Repository
+from compose._interp.resolve import resolve_tree
+from compose._syntax import HYDRA_DEFAULTS, HYDRA_OVERRIDE, INTERPOLATION, MANDATORY, SELF
+from compose._tree import MAX_DEPTH
+from compose.errors import ArgvError, ComposeError, SourceError, closest, gather
+
+
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+    """One config to merge, in order: its path, the package its keys land at."""
+
+    config_path: str
+    package: str
+    is_self: bool
+    primary: bool
+    override_key: str | None  # group entries only: how the command line names the choice
+    chain: tuple[Where, ...]  # the entries that led here, the primary first
+
+
+@dataclasses.dataclass(frozen=True)
+class Node:
+    """An entry where it stands in the tree, with what was learnt of it on the way."""
+
+    entry: Entry
+    place: Place
+    chain: tuple[Where, ...]
+    primary: bool = False
+    header: str | None = None
+
+    @property
+    def path(self) -> str:
+        return config_path(self.entry, self.place)
+
+    @property
+    def group(self) -> str:
+        return group_path(self.entry, self.place)
+
+    @property
+    def package(self) -> str:
+        return final_package(self.entry, self.place, self.header)
+
+    @property
+    def key(self) -> str:
+        return override_key(self.entry, self.place)
+
+    @property
+    def is_group(self) -> bool:
+        return self.entry.kind == "group"
+
+    @property
+    def inner(self) -> Place:
+        """Where this config's own entries stand."""
+        return Place(self.group, self.package)
+
+    def leaf(self, is_self: bool = False) -> Leaf:
+        key = self.key if self.is_group and not is_self else None
+        return Leaf(self.path, self.package, is_self, self.primary, key, self.chain)
+
+
+@dataclasses.dataclass(frozen=True)
+class Forced:
+    """A choice forced by the command line (`g=x`) or an `override g: x` entry."""
+
+    choice: Choice
+    where: Where
+    external: bool
+    container: str | None = None  # the config holding the `override` entry
+
+
+@dataclasses.dataclass(frozen=True)
+class Deletion:
+    name: str | None  # `~g=x` deletes only option x
+    where: Where
+
+
+@dataclasses.dataclass
+class Expansion:
+    """What one expansion learns as it goes (the only mutable state of a composition)."""
+
+    repo: Repository
+    skip_missing: bool  # multirun's master config: a `???` choice waits for the sweep
+    forced: dict[str, Forced] = dataclasses.field(default_factory=dict)
+    deletions: dict[str, Deletion] = dataclasses.field(default_factory=dict)
+    appends: list[Entry] = dataclasses.field(default_factory=list)
+    used: set[str] = dataclasses.field(default_factory=set)  # forced keys applied
+    deleted: set[str] = dataclasses.field(default_factory=set)  # deletion keys applied
+    known: dict[str, str | None] = dataclasses.field(default_factory=dict)  # key -> option
+    known_at: dict[str, tuple[Where, ...]] = dataclasses.field(default_factory=dict)  # key -> chain
+    known_by_group: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass(frozen=True)
+class DefaultsResult:
+    leaves: tuple[Leaf, ...]  # the user's configs, in merge order (Hydra's own left out)
+    hydra_leaves: tuple[Leaf, ...]
+    choices: dict[str, str | None]
+    value_overrides: tuple[Override, ...]
+    warnings: tuple[str, ...]
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def collect_overrides(exp: Expansion, overrides: list[Override]) -> list[Override]:
+    """Sort the command line: group overrides into `exp`, value overrides returned in order."""
+    values: list[Override] = []
+    for ov in overrides:
+        if ov.is_sweep:
+            continue  # the master config of a sweep: each job chooses for itself
+        value = ov.plain()
+        where = Where(ov.text)
+        if isinstance(value, dict) or not exp.repo.group_exists(ov.key):
+            values.append(ov)
+        elif ov.action == "force":
+            raise ArgvError(
+                "`++` adds or sets a value; a group's option is added with `+`",
+                origin=ov.text,
+                hint=f"+{ov.text[2:]}",
+            )
+        elif ov.action == "delete":
+            if value is not None and not isinstance(value, str):
+                raise ArgvError("`~group=option` names one option", origin=ov.text)
+            exp.deletions[ov.choice_key] = Deletion(value, where)
+        elif not isinstance(value, (str, list)):
+            raise ArgvError(
+                f"an option of the group {ov.key} is a name or a list of names",
+                origin=ov.text,
+                hint=f"~{ov.choice_key} removes the group's entry",
+            )
+        elif ov.action == "add":
+            choice = tuple(value) if isinstance(value, list) else value
+            exp.appends.append(
+                Entry("group", ov.key, choice=choice, package=ov.package, appended=True, where=where)
+            )
+        else:
+            choice = tuple(value) if isinstance(value, list) else value
+            exp.forced[ov.choice_key] = Forced(choice, where, external=True)
+    return values
+
+
+# --- expansion -----------------------------------------------------------------------------
+
+
+def chain_text(chain: tuple[Where, ...]) -> str:
+    """`config.yaml:3 -> experiment/nglite.yaml:3`: a config named without a line is left out
+    when the next step is a line of that same file."""
+    steps = [w for w in chain if w.source]
+    kept = [
+        w
+        for w, nxt in zip(steps, [*steps[1:], None], strict=True)
+        if not (w.line is None and nxt and nxt.source == w.source)
+    ]
+    return " -> ".join(str(w) for w in kept)
+
+
+def _not_found(exp: Expansion, node: Node) -> ComposeError:
+    if node.primary:
+        return SourceError(
+            "no such primary config",
+            value=node.path,
+            hint=f"looked in {exp.repo.described()}",
+        )
+    hint = None
+    if node.is_group:
+        options = exp.repo.options(node.group)
+        hint = (
+            f"the options of {node.group} are {', '.join(options)}"
+            if options
+            else f"{node.group} has no options"
+        )
+        close = closest(node.entry.name or "", options, 0.6)
+        if close is not None:
+            hint = f"did you mean {close}? {hint}"
+    return SourceError(
+        f"no config {node.path}", value=node.entry.name, origin=chain_text(node.chain), hint=hint
+    )
+
+
+def _register_choice(exp: Expansion, node: Node) -> None:
+    key, name = node.key, node.entry.name
+    if key in exp.known and exp.known[key] != name:
+        raise SourceError(
+            f"{key} is chosen twice: {name} here, {exp.known[key]} at {chain_text(exp.known_at[key])}",
+            origin=chain_text(node.chain),
+            hint=f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the other entries",
+        )
+    exp.known.setdefault(key, name)
+    exp.known_at.setdefault(key, node.chain)
+    exp.known_by_group.setdefault(node.group, set()).add(key)
+
+
+def _with_self(node: Node, loaded: Loaded, entries: list[Entry], exp: Expansion) -> bool:
+    """Validate `_self_` and add it last where it is missing; True if it was added."""
+    selves = [e for e in entries if e.kind == "self"]
+    if len(selves) > 1:
+        raise SourceError("`_self_` twice in one defaults list", origin=str(selves[1].where))
+    has_plain = any(not e.override for e in entries)
+    if selves or not (has_plain or not entries):
+        return False
+    if node.primary and has_plain and _has_content(loaded.data):
+        exp.warnings.append(
+            f"{loaded.shown}: the defaults list has no _self_: the config's own keys merge last"
+        )
+    entries.append(Entry("self", SELF, where=Where(loaded.shown)))
+    return True
+
+
+def _has_content(data: Any) -> bool:
+    return isinstance(data, dict) and any(v != MANDATORY for v in data.values())
+
+
+def _register_overrides(exp: Expansion, node: Node, entries: list[Entry], interpolated: bool) -> None:
+    """`override` entries come last in a list; each registers its choice unless one is there."""
+    last_override: Entry | None = None
+    for entry in entries:
+        if entry.kind == "self":
+            continue
+        if last_override is not None and not (entry.override or entry.appended):
+            raise SourceError(
+                "`override` entries come after every other entry of a defaults list",
+                value=f"{entry.target}: {entry.choice}" if entry.kind == "group" else entry.target,
+                origin=str(entry.where),
+                hint=(
+                    f"move `{HYDRA_OVERRIDE} {last_override.target}` "
+                    f"(line {last_override.where.line}) to the end"
+                ),
+            )
+        if entry.kind == "group" and entry.override:
+            last_override = entry
+            child = Node(entry, node.inner, (*node.chain, entry.where))
+            if interpolated:
+                raise SourceError(
+                    "an `override` entry cannot be inside a config chosen by an interpolation",
+                    origin=chain_text(child.chain),
+                    hint="its choice would come after the interpolation that depends on it",
+                )
+            exp.forced.setdefault(
+                child.key, Forced(entry.choice, entry.where, external=False, container=node.path)
+            )
+
+
+def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[Leaf]:
+    """The leaves of one node's subtree, in merge order."""
+    if root and not exp.repo.config_exists(node.path):
+        raise _not_found(exp, node)
+    if len(node.chain) > MAX_DEPTH:
+        raise SourceError(
+            f"defaults lists nested deeper than {MAX_DEPTH} levels: does a config include itself?",
+            value=node.path,
+            origin=chain_text(node.chain[-3:]),
+        )
+    node, loaded = _visit(exp, node)
+    if loaded is None:
+        return []  # deleted, `null`, a `???` a sweep will fill, or an optional file not there
+    entries = list(loaded.entries)
+    self_added = False
+    if entries or (root and exp.appends):
+        self_added = _with_self(node, loaded, entries, exp)
+    if root:
+        entries.extend(exp.appends)
+    _register_overrides(exp, node, entries, interpolated)
+    children = _children(exp, node, entries, interpolated)
+    if any(isinstance(c, Node) for c in children):
+        choices = _choices_map(exp, node, entries, self_added)
+        for index, waiting in enumerate(children):
+            if isinstance(waiting, Node):
+                children[index] = expand(exp, _resolve_entry(waiting, choices), False, True)
+    if not children:
+        return [node.leaf()]  # no entries (or only `override` ones): the config is a leaf
+    return [leaf for part in reversed(children) if isinstance(part, list) for leaf in part]
+
+
+def _visit(exp: Expansion, node: Node) -> tuple[Node, Loaded | None]:
+    """What happens to a node before its own entries: its header, deletion, the choice it
+    records, `null`, `???`, its file. None: the node adds nothing to the tree."""
+    if not node.entry.is_missing:
+        found = exp.repo.load(node.path)
+        if found is not None:
+            node = dataclasses.replace(node, header=found.header)
+    if node.is_group and node.key in exp.deletions:
+        deletion = exp.deletions[node.key]
+        if deletion.name is None or deletion.name == node.entry.name:
+            exp.deleted.add(node.key)
+            return node, None
+    if node.is_group:
+        _register_choice(exp, node)
+    if node.entry.name is None:
+        return node, None  # `group: null`
+    if node.entry.is_missing:
+        if exp.skip_missing:
+            return node, None
+        raise _missing(exp, node)
+    loaded = exp.repo.load(node.path)
+    if loaded is None and not node.entry.optional:
+        raise _not_found(exp, node)
+    return node, loaded
+
+
+def _children(
+    exp: Expansion, node: Node, entries: list[Entry], interpolated: bool
+) -> list[list[Leaf] | Node]:
+    """Each entry's leaves, visited last entry first (the order overrides register in); an
+    interpolated entry is left as a Node, to be resolved once its siblings have chosen."""
+    children: list[list[Leaf] | Node] = []
+    for written in reversed(entries):
+        if written.kind == "self":
+            children.append([node.leaf(is_self=True)])
+            continue
+        if written.override:
+            continue
+        child = Node(written, node.inner, (*node.chain, written.where))
+        if child.is_group and child.key in exp.forced:
+            child = dataclasses.replace(
+                child, entry=dataclasses.replace(written, choice=exp.forced[child.key].choice)
+            )
+            exp.used.add(child.key)
+        entry = child.entry
+        if entry.is_multi:
+            for item in reversed(entry.choice or ()):
+                if INTERPOLATION in item:
+                    raise SourceError(
+                        "the options of a multi-select list cannot be interpolations",
+                        value=item,
+                        origin=str(entry.where),
+                    )
+                one = Entry(
+                    "config",
+                    f"{entry.target}/{item}",
+                    package=entry.package,
+                    optional=entry.optional,
+                    where=entry.where,
+                )
+                children.append(expand(exp, Node(one, node.inner, child.chain), False, interpolated))
+        elif entry.is_interpolated:
+            children.append(child)
+        else:
+            children.append(expand(exp, child, False, interpolated))
+    return children
+
+
+def _missing(exp: Expansion, node: Node) -> ComposeError:
+    if not node.is_group:
+        return SourceError("a config entry cannot be `???`", origin=str(node.entry.where))
+    options = exp.repo.options(node.group)
+    return SourceError(
+        f"{node.key} must be chosen",
+        origin=chain_text(node.chain),
+        hint=f"add {node.key}=OPTION; the options are {', '.join(options) or '(none)'}",
+    )
+
+
+def _choices_map(exp: Expansion, node: Node, entries: list[Entry], self_added: bool) -> dict[str, Any]:
+    """What an interpolated option reads: every choice made so far, and this list's entries."""
+    listed: list[Any] = []
+    for entry in entries:
+        if entry.kind == "self" and self_added:
+            continue
+        child = Node(entry, node.inner, ())
+        if entry.kind == "group":
+            listed.append(
+                {child.key: list(entry.choice) if isinstance(entry.choice, tuple) else entry.choice}
+            )
+        else:
+            listed.append(child.path)
+    return {**exp.known, HYDRA_DEFAULTS: listed}
+
+
+_VALUE = "\x00choice"  # a key no choice can have: where the option's text is resolved
+
+
+def _decode(text: Any = None) -> Any:
+    """`oc.decode`: a text read by the override grammar (`${oc.decode:${db}}`)."""
+    return parse_element(text) if isinstance(text, str) else text
+
+
+def resolve_choice(text: str, choices: dict[str, Any], node: Node) -> str:
+    """An interpolated option (`${db}_${model}`), read from the choices by compose's resolver:
+    its key grammar takes `/` and `@` (`${server/db}`, `${db@source}`)."""
+    tree = {**choices, _VALUE: text}
+    try:
+        value = resolve_tree(tree, below=[(_VALUE,)], resolvers={"oc.decode": _decode})[_VALUE]
+    except ComposeError as error:
+        keys = [k for k in choices if k != HYDRA_DEFAULTS]
+        raise SourceError(
+            f"cannot resolve the option {text}: {error.errors[0].message}",
+            origin=chain_text(node.chain),
+            hint=f"an option's interpolation reads the choices: {', '.join(keys) or '(none made yet)'}",
+        ) from None
+    if not isinstance(value, str):
+        raise SourceError(
+            f"the option {text} is not a name", value=value, origin=chain_text(node.chain)
+        )
+    return value
+
+
+def _resolve_entry(node: Node, choices: dict[str, Any]) -> Node:
+    entry = node.entry
+    if entry.kind == "group":
+        text = entry.name or ""
+        entry = dataclasses.replace(entry, choice=resolve_choice(text, choices, node))
+    else:
+        entry = dataclasses.replace(entry, target=resolve_choice(node.path, choices, node))
+    return dataclasses.replace(node, entry=entry)
+
+
+# --- the whole list ------------------------------------------------------------------------
+
+
+def defaults_list(
+    repo: Repository,
+    config_name: str | None,
+    overrides: list[Override],
+    skip_missing: bool,
+    primary_where: Where,
+) -> DefaultsResult:
+    exp = Expansion(repo, skip_missing)
+    values = collect_overrides(exp, overrides)
+    name = config_name if config_name is not None else EMPTY_PRIMARY
+    primary = Node(Entry("config", name, where=primary_where), TOP, (primary_where,), primary=True)
+    hydra = Node(Entry("config", HYDRA_CONFIG_PATH), TOP, (Where("hydra/config"),))
+    user = expand(exp, primary, root=True, interpolated=False)
+    own = expand(exp, hydra, root=False, interpolated=False)
+    _check_unique(own + user)
+    problems = _unused(exp)
+    if problems:
+        raise gather(problems)
+    leaves = tuple(leaf for leaf in user if leaf.config_path != EMPTY_PRIMARY)
+    return DefaultsResult(leaves, tuple(own), dict(exp.known), tuple(values), tuple(exp.warnings))
+
+
+def _check_unique(leaves: list[Leaf]) -> None:
+    seen: dict[str, Leaf] = {}
+    for leaf in leaves:
+        if leaf.is_self or leaf.override_key is None:
+            continue
+        if leaf.override_key in seen:
+            first = seen[leaf.override_key]
+            raise SourceError(
+                f"{leaf.override_key} is in the defaults list twice",
+                origin=chain_text(leaf.chain),
+                hint=f"first from {chain_text(first.chain)}",
+            )
+        seen[leaf.override_key] = leaf
+
+
+def _unused(exp: Expansion) -> list[ComposeError]:
+    problems: list[ComposeError] = []
+    for key, forced in exp.forced.items():
+        if key in exp.used:
+            continue
+        candidates = sorted(exp.known_by_group.get(key.split("@")[0], set()))
+        hint = f"did you mean {' or '.join(candidates)}?" if candidates else None
+        if forced.external:
+            append = f"+{key}={_choice_text(forced.choice)} appends it"
+            hint = f"{hint} {append}" if hint else append
+        where = str(forced.where) if not forced.external else forced.where.source
+        kind = ArgvError if forced.external else SourceError
+        problems.append(kind(f"no entry of the defaults list chooses {key}", origin=where, hint=hint))
+    for key, deletion in exp.deletions.items():
+        if key not in exp.deleted:
+            shown = f"{key}={deletion.name}" if deletion.name is not None else key
+            problems.append(
+                ArgvError(
+                    f"no entry of the defaults list to delete: {shown}",
+                    origin=deletion.where.source,
+                )
+            )
+    return problems
+
+
+def _choice_text(choice: Choice) -> str:
+    return f"[{','.join(choice)}]" if isinstance(choice, tuple) else str(choice)
+
+
+
