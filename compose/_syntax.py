@@ -127,6 +127,7 @@ def is_output_dir_name(name: str) -> bool:
     name = snake_case(name)
     return any(name == end or name.endswith("_" + end) for end in OUTPUT_DIR_NAMES)
 
+
 # Hydra 1.3 config trees (`compose_hydra`, compose._input.hydra): the spellings its defaults
 # lists, package headers and command lines reserve
 HYDRA_GLOBAL = "_global_"  # a package: the root of the config

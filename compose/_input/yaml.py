@@ -129,7 +129,8 @@ def parse(shown: str, text: str) -> dict[str, Any]:
     """The table of a YAML file node: an empty document is an empty table."""
     value = _load(shown, text, _FastLoader, _Loader)
     table = {} if value is None else top_table(shown, value, "a mapping")
-    return _copied(shown, table, NONE_TEXT)
+    copied: dict[str, Any] = _copied(shown, table, NONE_TEXT)
+    return copied
 
 
 def _copied(shown: str, value: Any, null: Any) -> Any:
@@ -260,7 +261,7 @@ if _FastLoader is not None:
     class _CHydraLoader(_CLoader):
         """libyaml's parser for Hydra config files (the shortcut, as `_CLoader`)."""
 
-    _FastHydraLoader = _CHydraLoader
+    _FastHydraLoader = _CHydraLoader  # type: ignore[assignment]
 
 for _class in (_HydraLoader, _FastHydraLoader):
     if _class is None:

@@ -49,13 +49,13 @@ def _apply(tree: TypedTree, ov: Override) -> None:
     if ov.action == "delete":
         delete(tree, segments, value, ov.has_value)
         return
-    if ov.action == "add" and select(tree.data, segments) is not None:
-        if not isinstance(value, (dict, list)):
-            raise ArgvError(
-                "the key is set already: `+` adds a new key",
-                key=ov.key,
-                hint=f"{ov.text[1:]} sets it; +{ov.text} sets or adds it",
-            )
+    added = ov.action == "add" and not isinstance(value, (dict, list))
+    if added and select(tree.data, segments) is not None:
+        raise ArgvError(
+            "the key is set already: `+` adds a new key",
+            key=ov.key,
+            hint=f"{ov.text[1:]} sets it; +{ov.text} sets or adds it",
+        )
     try:
         update(tree, segments, value, free=ov.action != "set")
     except UnknownKeyError as error:
@@ -157,7 +157,7 @@ def _key_in(node: Any, seg: str, path: KeyPath) -> Any:
     return seg
 
 
-def _check_hydra_node(data: dict[str, Any]) -> None:
+def _check_hydra_node(data: dict[Any, Any]) -> None:
     hydra = data.get(HYDRA_NODE)
     if not isinstance(hydra, dict):
         raise ArgvError("Hydra's node is a table", key=HYDRA_NODE)

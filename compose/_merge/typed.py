@@ -100,7 +100,7 @@ def convert(value: Any, annotation: Any, where: KeyPath) -> Any:
     return _scalar(value, inner, where)
 
 
-def _typed_table(value: dict[str, Any], model: type[BaseModel], where: KeyPath) -> dict[str, Any]:
+def _typed_table(value: dict[Any, Any], model: type[BaseModel], where: KeyPath) -> dict[Any, Any]:
     """A table where a model is expected (a list's item): the model's defaults, merged over."""
     out = model_data(model)
     for key, item in value.items():
@@ -163,7 +163,7 @@ def _to_bool(value: Any) -> bool:
 class TypedTree:
     """The config being composed (`data`, the fold's tree), and which tables are typed."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[Any, Any]) -> None:
         self.data = data
         self.types: dict[KeyPath, type[BaseModel]] = {}
         self.struct = False  # after composition: no new key without `+`/`++`
@@ -216,9 +216,9 @@ class TypedTree:
         parent = self._parents(path[:-1])
         self.merge_value(parent, path, src, model)
 
-    def _parents(self, path: KeyPath) -> dict[str, Any]:
+    def _parents(self, path: KeyPath) -> dict[Any, Any]:
         """The table at `path`, made where absent (a config placed at a package below)."""
-        node: dict[str, Any] = self.data
+        node: dict[Any, Any] = self.data
         for index, key in enumerate(path):
             below = node.get(key)
             if isinstance(below, list):
@@ -231,9 +231,9 @@ class TypedTree:
 
     def merge_table(
         self,
-        dest: dict[str, Any],
+        dest: dict[Any, Any],
         path: KeyPath,
-        src: dict[str, Any],
+        src: dict[Any, Any],
         model: type[BaseModel] | None,
         *,
         free: bool = False,
@@ -250,7 +250,7 @@ class TypedTree:
 
     def merge_value(
         self,
-        dest: dict[str, Any],
+        dest: dict[Any, Any],
         path: KeyPath,
         value: Any,
         model: type[BaseModel] | None,
@@ -274,7 +274,7 @@ class TypedTree:
         dest[key] = convert(copy.deepcopy(value), self.annotation(path), path)
         self.forget_types(path)
 
-    def new_table(self, path: KeyPath) -> dict[str, Any]:
+    def new_table(self, path: KeyPath) -> dict[Any, Any]:
         """An empty table at `path`: a typed field's holds the model's defaults."""
         inner = unwrap_optional(self.annotation(path))[0]
         if is_model(inner):
@@ -291,7 +291,7 @@ def _kinds(message: str, path: KeyPath) -> SourceError:
     return SourceError(message, key=dotted(path), hint="a table and a list never merge: ~KEY first")
 
 
-def no_such_key(path: KeyPath, table: dict[str, Any]) -> UnknownKeyError:
+def no_such_key(path: KeyPath, table: dict[Any, Any]) -> UnknownKeyError:
     close = closest(str(path[-1]), [str(k) for k in table], 0.6)
     return UnknownKeyError(
         "no such key in the composed config",

@@ -24,6 +24,7 @@ from compose._syntax import (
     HYDRA_HERE,
     HYDRA_OPTIONAL,
     HYDRA_OVERRIDE,
+    INTERPOLATION,
     MANDATORY,
     SELF,
 )
@@ -76,7 +77,7 @@ class Entry:
     @property
     def is_interpolated(self) -> bool:
         text = self.target if self.kind == "config" else self.name
-        return isinstance(text, str) and "${" in text
+        return isinstance(text, str) and INTERPOLATION in text
 
 
 def _split_package(text: str) -> tuple[str, str | None]:
@@ -129,7 +130,9 @@ def parse_entry(item: Any, where: Where) -> Entry:
         words = head.split(" ")
         group, keywords = words[-1], words[:-1]
         optional = override = False
-        for word in keywords:  # Hydra reads keywords up to the first other word, and ignores the rest
+        for (
+            word
+        ) in keywords:  # Hydra reads keywords up to the first other word, and ignores the rest
             if word == HYDRA_OPTIONAL:
                 optional = True
             elif word == HYDRA_OVERRIDE:
@@ -147,7 +150,9 @@ def parse_entry(item: Any, where: Where) -> Entry:
             override=override,
             where=where,
         )
-    raise SourceError("an entry is a config name or a `group: option` pair", value=item, origin=str(where))
+    raise SourceError(
+        "an entry is a config name or a `group: option` pair", value=item, origin=str(where)
+    )
 
 
 def _choice(value: Any, item: Any, where: Where) -> Choice:

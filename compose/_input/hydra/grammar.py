@@ -192,7 +192,9 @@ def parse_element(text: str) -> Any:
 _WS = r"[ \t]*"
 _DIGITS = r"[0-9](?:_?[0-9])*"
 _POINT = rf"(?:{_INT_UNSIGNED}?\.{_DIGITS}|{_INT_UNSIGNED}\.)"
-_FLOAT = rf"[+-]?(?:(?:{_POINT}|{_INT_UNSIGNED})[eE][+-]?{_DIGITS}|{_POINT}|[Ii][Nn][Ff]|[Nn][Aa][Nn])"
+_FLOAT = (
+    rf"[+-]?(?:(?:{_POINT}|{_INT_UNSIGNED})[eE][+-]?{_DIGITS}|{_POINT}|[Ii][Nn][Ff]|[Nn][Aa][Nn])"
+)
 _QUOTED = r"""(?s:"(?:(?:\\\\)*|.*?[^\\](?:\\\\)*)"|'(?:(?:\\\\)*|.*?[^\\](?:\\\\)*)')"""
 _ESCAPES = r"(?:\\\\|\\\(|\\\)|\\\[|\\\]|\\\{|\\\}|\\:|\\=|\\,|\\ |\\\t)+"
 
@@ -606,9 +608,7 @@ def sweep_values(sweep: Any, options: Callable[[], list[str]], text: str) -> lis
         return _range_values(sweep, text)
     if isinstance(sweep, GlobSweep):
         return list(sweep.select(options()))
-    raise ArgvError(
-        "an interval is not a list of values: a sweep here needs values", origin=text
-    )
+    raise ArgvError("an interval is not a list of values: a sweep here needs values", origin=text)
 
 
 def _range_values(sweep: RangeSweep, text: str) -> list[int | float]:

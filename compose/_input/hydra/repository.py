@@ -222,7 +222,7 @@ def store_nodes(store: Mapping[str, StoreValue] | None) -> dict[str, tuple[Store
     for key, value in (store or {}).items():
         if not isinstance(key, str) or not (isinstance(value, Mapping) or _is_model(value)):
             raise ArgvError(
-                "a store entry is \"group/name[@package]\": a dict or a Pydantic model class",
+                'a store entry is "group/name[@package]": a dict or a Pydantic model class',
                 key=str(key),
                 value=value,
                 origin="store=",

@@ -169,7 +169,9 @@ def collect_overrides(exp: Expansion, overrides: list[Override]) -> list[Overrid
         elif ov.action == "add":
             choice = tuple(value) if isinstance(value, list) else value
             exp.appends.append(
-                Entry("group", ov.key, choice=choice, package=ov.package, appended=True, where=where)
+                Entry(
+                    "group", ov.key, choice=choice, package=ov.package, appended=True, where=where
+                )
             )
         else:
             choice = tuple(value) if isinstance(value, list) else value
@@ -218,10 +220,11 @@ def _not_found(exp: Expansion, node: Node) -> ComposeError:
 def _register_choice(exp: Expansion, node: Node) -> None:
     key, name = node.key, node.entry.name
     if key in exp.known and exp.known[key] != name:
+        first = f"{exp.known[key]} at {chain_text(exp.known_at[key])}"
         raise SourceError(
-            f"{key} is chosen twice: {name} here, {exp.known[key]} at {chain_text(exp.known_at[key])}",
+            f"{key} is chosen twice: {name} here, {first}",
             origin=chain_text(node.chain),
-            hint=f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the other entries",
+            hint=f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the others",
         )
     exp.known.setdefault(key, name)
     exp.known_at.setdefault(key, node.chain)
@@ -248,7 +251,9 @@ def _has_content(data: Any) -> bool:
     return isinstance(data, dict) and any(v != MANDATORY for v in data.values())
 
 
-def _register_overrides(exp: Expansion, node: Node, entries: list[Entry], interpolated: bool) -> None:
+def _register_overrides(
+    exp: Expansion, node: Node, entries: list[Entry], interpolated: bool
+) -> None:
     """`override` entries come last in a list; each registers its choice unless one is there."""
     last_override: Entry | None = None
     for entry in entries:
@@ -369,7 +374,9 @@ def _children(
                     optional=entry.optional,
                     where=entry.where,
                 )
-                children.append(expand(exp, Node(one, node.inner, child.chain), False, interpolated))
+                children.append(
+                    expand(exp, Node(one, node.inner, child.chain), False, interpolated)
+                )
         elif entry.is_interpolated:
             children.append(child)
         else:
@@ -388,7 +395,9 @@ def _missing(exp: Expansion, node: Node) -> ComposeError:
     )
 
 
-def _choices_map(exp: Expansion, node: Node, entries: list[Entry], self_added: bool) -> dict[str, Any]:
+def _choices_map(
+    exp: Expansion, node: Node, entries: list[Entry], self_added: bool
+) -> dict[str, Any]:
     """What an interpolated option reads: every choice made so far, and this list's entries."""
     listed: list[Any] = []
     for entry in entries:
@@ -419,11 +428,11 @@ def resolve_choice(text: str, choices: dict[str, Any], node: Node) -> str:
     try:
         value = resolve_tree(tree, below=[(_VALUE,)], resolvers={"oc.decode": _decode})[_VALUE]
     except ComposeError as error:
-        keys = [k for k in choices if k != HYDRA_DEFAULTS]
+        keys = ", ".join(k for k in choices if k != HYDRA_DEFAULTS) or "(none made yet)"
         raise SourceError(
             f"cannot resolve the option {text}: {error.errors[0].message}",
             origin=chain_text(node.chain),
-            hint=f"an option's interpolation reads the choices: {', '.join(keys) or '(none made yet)'}",
+            hint=f"an option's interpolation reads the choices: {keys}",
         ) from None
     if not isinstance(value, str):
         raise SourceError(
@@ -494,7 +503,9 @@ def _unused(exp: Expansion) -> list[ComposeError]:
             hint = f"{hint} {append}" if hint else append
         where = str(forced.where) if not forced.external else forced.where.source
         kind = ArgvError if forced.external else SourceError
-        problems.append(kind(f"no entry of the defaults list chooses {key}", origin=where, hint=hint))
+        problems.append(
+            kind(f"no entry of the defaults list chooses {key}", origin=where, hint=hint)
+        )
     for key, deletion in exp.deletions.items():
         if key not in exp.deleted:
             shown = f"{key}={deletion.name}" if deletion.name is not None else key
@@ -509,6 +520,3 @@ def _unused(exp: Expansion) -> list[ComposeError]:
 
 def _choice_text(choice: Choice) -> str:
     return f"[{','.join(choice)}]" if isinstance(choice, tuple) else str(choice)
-
-
-
