@@ -335,7 +335,7 @@ def _leaf_data(prepared: Prepared, loaded: Loaded, primary: bool) -> tuple[Any, 
     """A leaf's data and model. A file config with a store node at the same path is that node
     with the file merged over it, typed by it (Hydra's deprecated automatic schema match)."""
     data = loaded.data
-    if loaded.schema is not None:
+    if loaded.text is None:  # a store node: typed by its own model, if any
         return data, loaded.schema
     match = prepared.repo.schema_for(loaded.path)
     if match is None or (match.schema is None and not isinstance(match.data, dict)):
