@@ -59,7 +59,8 @@ def _apply(tree: TypedTree, ov: Override) -> None:
     try:
         update(tree, segments, value, free=ov.action != "set")
     except UnknownKeyError as error:
-        raise error.evolve(hint=f"+{ov.text} adds it") from None
+        adds = f"+{ov.text} adds it"
+        raise error.evolve(hint=f"{error.hint} {adds}" if error.hint else adds) from None
 
 
 def select(data: Any, segments: list[str]) -> Any:
