@@ -640,22 +640,26 @@ def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:
     """The prepared tree's leaves folded, the value overrides applied, Hydra's node dropped,
     interpolations resolved; bound to `schema` when one is given."""
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
-    from compose._merge.hydra_values import apply_overrides  # noqa: PLC0415  # Hydra only
     from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
     from compose._syntax import HYDRA_NODE  # noqa: PLC0415  # Hydra trees only
 
-    composed = compose_items(list(leaf_items(prepared)), schema)
-    assert composed.typed is not None  # the first item is Hydra's own node
-    apply_overrides(composed.typed, prepared.defaults.value_overrides)
+    composed = compose_items(leaf_items(prepared), schema)
     composed.tree.pop(HYDRA_NODE, None)
     below = list(_interpolated(composed.tree, ()))
     if below:
         composed.tree = resolve_tree(
-            composed.tree, below=below, describe=functools.partial(_describe, composed)
+            composed.tree, below=below, describe=functools.partial(_hydra_describe, composed)
         )
     if schema is None:
         return composed.tree
     return bind(composed, schema)
+
+
+def _hydra_describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
+    """A key as Hydra's command line names it (`db.port`), and where its value came from."""
+    from compose._syntax import dotted  # noqa: PLC0415  # Hydra trees only
+
+    return dotted(path), composed.origins.describe(path)
 
 
 def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:

@@ -111,7 +111,16 @@ class NodeItem(_Item):
         self.where = where
 
 
-Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem | DataItem | NodeItem
+class OverridesItem(_Item):
+    """Hydra's value overrides (`trainer.lr=1e-3`, `+x=1`, `~y`), parsed by
+    `compose._input.hydra.grammar`: applied to the tree the `NodeItem`s made, in struct mode,
+    after them (`compose._merge.hydra_values`)."""
+
+    def __init__(self, overrides: tuple[object, ...]) -> None:
+        self.overrides = overrides
+
+
+Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem | DataItem | NodeItem | OverridesItem
 
 
 def split_argv(argv: list[str]) -> list[Item]:

@@ -23,6 +23,7 @@ from compose._input.argv import (
     FileItem,
     Item,
     NodeItem,
+    OverridesItem,
     ValueItem,
 )
 from compose._input.env import unknown_variables
@@ -138,6 +139,11 @@ def _compose(
             values.append(item)
         elif isinstance(item, NodeItem):
             _merge_typed_node(merger, composed, item)
+        elif isinstance(item, OverridesItem):  # after the NodeItems
+            from compose._merge.hydra_values import apply_overrides  # noqa: PLC0415  # Hydra only
+
+            assert composed.typed is not None
+            apply_overrides(composed.typed, item.overrides, merger.record)  # type: ignore[arg-type]
     if values:
         env_errors += apply_values(merger, values, composed)
     composed.pending = env_errors
@@ -153,7 +159,7 @@ def _merge_data(merger: Merger, composed: Composed, item: DataItem) -> None:
 
 def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> None:
     """A config of a Hydra defaults list, at its package, by OmegaConf's rules (`typed`)."""
-    from compose._merge.typed import TypedTree  # noqa: PLC0415  # Hydra trees only
+    from compose._merge.typed import TypedTree, leaf_paths  # noqa: PLC0415  # Hydra trees only
 
     if composed.typed is None:
         composed.typed = TypedTree(merger.tree)
@@ -163,17 +169,8 @@ def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> Non
     except ComposeError as error:
         raise error.evolve(origin=item.where) from None
     if merger.origins is not None:
-        for path in _leaf_paths(table, item.prefix):
+        for path in leaf_paths(table, item.prefix):
             merger.record(path, item.source)  # type: ignore[arg-type]
-
-
-def _leaf_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
-    """The paths of a table's values that are no tables (a list is one value)."""
-    if isinstance(value, dict) and value:
-        for key, below in value.items():
-            yield from _leaf_paths(below, (*path, key))
-    else:
-        yield path
 
 
 def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:

@@ -15,11 +15,13 @@ is checked against the keys it has, then dropped by the caller.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from compose._input.hydra import hydra_node
 from compose._input.hydra.grammar import Override
-from compose._merge.typed import TypedTree, convert, no_such_key
+from compose._input.origins import FlagSource, Origin
+from compose._merge.typed import TypedTree, convert, leaf_paths, no_such_key
 from compose._syntax import HYDRA_NODE, MANDATORY, dotted
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError, UnknownKeyError, gather
@@ -27,13 +29,19 @@ from compose.errors import ArgvError, ComposeError, UnknownKeyError, gather
 _ABSENT: Any = object()
 
 
-def apply_overrides(tree: TypedTree, overrides: tuple[Override, ...]) -> None:
-    """Every value override, in order; all their problems at once."""
+def apply_overrides(
+    tree: TypedTree, overrides: tuple[Override, ...], record: Callable[[KeyPath, Origin], None]
+) -> None:
+    """Every value override, in order, each `record`ed as the origin of the values it sets
+    (when the fold records); all their problems at once."""
     tree.struct = True
     problems: list[ComposeError] = []
     for ov in overrides:
         try:
-            _apply(tree, ov)
+            target = _apply(tree, ov)
+            if target is not None:
+                for path in leaf_paths(ov.plain(), target):
+                    record(path, FlagSource(ov.text))
         except ComposeError as error:
             problems.extend(e.evolve(origin=ov.text) for e in error.errors)
     if problems:
@@ -41,14 +49,15 @@ def apply_overrides(tree: TypedTree, overrides: tuple[Override, ...]) -> None:
     _check_hydra_node(tree.data)
 
 
-def _apply(tree: TypedTree, ov: Override) -> None:
+def _apply(tree: TypedTree, ov: Override) -> KeyPath | None:
+    """Apply one override; the path it set (None: a deletion)."""
     if ov.package is not None:
         raise ArgvError(f"{ov.key} is no config group: `@{ov.package}` means nothing here")
     segments = ov.key.split(".")
     value = ov.plain()
     if ov.action == "delete":
         delete(tree, segments, value, ov.has_value)
-        return
+        return None
     added = ov.action == "add" and not isinstance(value, (dict, list))
     if added and select(tree.data, segments) is not None:
         raise ArgvError(
@@ -57,7 +66,7 @@ def _apply(tree: TypedTree, ov: Override) -> None:
             hint=f"{ov.text[1:]} sets it; +{ov.text} sets or adds it",
         )
     try:
-        update(tree, segments, value, free=ov.action != "set")
+        return update(tree, segments, value, free=ov.action != "set")
     except UnknownKeyError as error:
         adds = f"+{ov.text} adds it"
         raise error.evolve(hint=f"{error.hint} {adds}" if error.hint else adds) from None
@@ -82,8 +91,8 @@ def _index(seg: str, node: list[Any]) -> int | None:
     return None
 
 
-def update(tree: TypedTree, segments: list[str], value: Any, *, free: bool) -> None:
-    """Set (or merge) `value` at the key; parents must exist unless `free`."""
+def update(tree: TypedTree, segments: list[str], value: Any, *, free: bool) -> KeyPath:
+    """Set (or merge) `value` at the key (parents must exist unless `free`); its path."""
     node: Any = tree.data
     path: KeyPath = ()
     for seg in segments[:-1]:
@@ -101,14 +110,14 @@ def update(tree: TypedTree, segments: list[str], value: Any, *, free: bool) -> N
     current = node[last] if _holds(node, last) else _ABSENT
     if isinstance(value, dict) and isinstance(current, dict):
         tree.merge_table(current, target, value, None, free=free)
-        return
+        return target
     if isinstance(node, list):
         if current is _ABSENT:
             raise ArgvError("no such list index", key=dotted(target))
         if isinstance(value, dict):
             raise ArgvError("a table cannot merge into a list", key=dotted(target))
         node[last] = convert(copy.deepcopy(value), tree.annotation(target), target)
-        return
+        return target
     if not free and ((tree.struct and current is _ABSENT) or not tree.declares(path, last)):
         raise no_such_key(target, node)
     if isinstance(value, dict):
@@ -117,11 +126,12 @@ def update(tree: TypedTree, segments: list[str], value: Any, *, free: bool) -> N
         fresh = tree.new_table(target)
         node[last] = fresh
         tree.merge_table(fresh, target, value, None, free=True)
-        return
+        return target
     if isinstance(value, list) and isinstance(current, dict):
         raise ArgvError("a list cannot merge into a table", key=dotted(target))
     node[last] = convert(copy.deepcopy(value), tree.annotation(target), target)
     tree.forget_types(target)
+    return target
 
 
 def delete(tree: TypedTree, segments: list[str], value: Any, has_value: bool) -> None:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import copy
 import types
 import typing
+from collections.abc import Iterator
 from typing import Any, Union
 
 from pydantic import BaseModel
 
-from compose._input.argv import NodeItem
+from compose._input.argv import Item, NodeItem, OverridesItem
 from compose._input.files import read_text
 from compose._input.hydra import hydra_node
 from compose._input.hydra.hydra_node import HYDRA_CONFIG_PATH
@@ -287,6 +288,15 @@ class TypedTree:
             del self.types[typed]
 
 
+def leaf_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
+    """The paths of the values in `value` (at `path`) that are no tables: a list is one value."""
+    if isinstance(value, dict) and value:
+        for key, below in value.items():
+            yield from leaf_paths(below, (*path, key))
+    else:
+        yield path
+
+
 def _kinds(message: str, path: KeyPath) -> SourceError:
     return SourceError(message, key=dotted(path), hint="a table and a list never merge: ~KEY first")
 
@@ -308,10 +318,13 @@ def with_origin(error: ComposeError, origin: str) -> ComposeError:
 # --- the defaults tree's leaves as the fold's items --------------------------------------------
 
 
-def leaf_items(prepared: Prepared) -> list[NodeItem]:
-    """Hydra's own node, then each leaf's config at its package, in merge order."""
+def leaf_items(prepared: Prepared) -> list[Item]:
+    """Hydra's own node, then each leaf's config at its package, in merge order, then the
+    value overrides."""
     own = {k: v for k, v in hydra_node.HYDRA_CONFIG.items() if k != HYDRA_DEFAULTS}
-    items = [NodeItem(own, (HYDRA_NODE,), FlagSource(HYDRA_CONFIG_PATH), None, HYDRA_CONFIG_PATH)]
+    items: list[Item] = [
+        NodeItem(own, (HYDRA_NODE,), FlagSource(HYDRA_CONFIG_PATH), None, HYDRA_CONFIG_PATH)
+    ]
     for leaf in prepared.defaults.leaves:
         loaded = prepared.repo.load(leaf.config_path)
         assert loaded is not None  # the tree expanded it
@@ -328,6 +341,7 @@ def leaf_items(prepared: Prepared) -> list[NodeItem]:
         if loaded.text is not None:
             source = FileSource(loaded.shown, loaded.text, prefix, read=read_text)
         items.append(NodeItem(data, prefix, source, model, where))
+    items.append(OverridesItem(prepared.defaults.value_overrides))
     return items
 
 
