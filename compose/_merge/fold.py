@@ -167,10 +167,24 @@ def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> Non
     try:
         composed.typed.merge_at(item.prefix, table, item.model)  # type: ignore[arg-type]
     except ComposeError as error:
-        raise error.evolve(origin=item.where) from None
+        raise error.evolve(origin=_node_place(item, error.key)) from None
     if merger.origins is not None:
         for path in leaf_paths(table, item.prefix):
             merger.record(path, item.source)  # type: ignore[arg-type]
+
+
+def _node_place(item: NodeItem, key: str | None) -> str:
+    """Where a Hydra config's merge failed: the chain of configs that led to it, then the line
+    of the key in its file (a config's own keys: that line alone)."""
+    if key is None:
+        return item.where
+    path = tuple(int(part) if part.isdigit() else part for part in key.split("."))
+    place = item.source.describe(path)  # type: ignore[attr-defined]
+    if not isinstance(item.source, FileSource) or place == item.source.shown:
+        return item.where  # a store node, or a key its file does not write
+    if item.where == item.source.shown:  # the primary's own keys
+        return str(place)
+    return f"{item.where} -> {place}"
 
 
 def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:

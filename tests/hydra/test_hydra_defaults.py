@@ -85,7 +85,9 @@ def test_override_entries_optional_null_and_missing(write: WriteFile) -> None:
             "db/mysql.yaml": "driver: mysql\n",
             "db/sqlite.yaml": "driver: sqlite\n",
             "cache/redis.yaml": "host: r\n",
-            "experiment/fast.yaml": "# @package _global_\ndefaults:\n  - override /db: sqlite\nlr: 0.1\n",
+            "experiment/fast.yaml": (
+                "# @package _global_\ndefaults:\n  - override /db: sqlite\nlr: 0.1\n"
+            ),
         },
     )
     assert compose_hydra(conf, "config") == {"db": {"driver": "sqlite"}, "lr": 0.1}
@@ -203,7 +205,7 @@ def test_unused_overrides_are_reported_together_with_did_you_mean(write: WriteFi
     first, second = error.errors
     assert first.message == "no entry of the defaults list chooses db@src"
     assert first.hint is not None and "did you mean db?" in first.hint
-    assert "+db@src=mysql appends it" in first.hint
+    assert "+db@src=mysql appends the entry" in first.hint
     assert second.message == "no entry of the defaults list to delete: db@other"
 
 
@@ -221,7 +223,11 @@ def test_a_missing_choice_lists_the_options(write: WriteFile) -> None:
 @pytest.mark.parametrize(
     ("files", "message", "origin"),
     [
-        ({"config.yaml": "defaults:\n  db: mysql\n"}, "`defaults` must be a list", "conf/config.yaml:1"),
+        (
+            {"config.yaml": "defaults:\n  db: mysql\n"},
+            "`defaults` must be a list",
+            "conf/config.yaml:1",
+        ),
         (
             {"config.yaml": "defaults:\n  - _self_\n  - _self_\n"},
             "`_self_` twice in one defaults list",

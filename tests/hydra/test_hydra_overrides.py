@@ -105,7 +105,7 @@ def test_a_list_and_a_table_never_merge(write: WriteFile) -> None:
         compose_hydra("conf", "config")
     assert caught.value.message == "a list cannot merge into a table"
     assert caught.value.key == "x"
-    assert caught.value.origin == "conf/config.yaml:3"
+    assert caught.value.origin == "conf/config.yaml:3 -> conf/over/it.yaml:2"
 
 
 def test_a_group_set_to_null_or_forced_is_refused(conf: str) -> None:
@@ -117,4 +117,9 @@ def test_a_group_set_to_null_or_forced_is_refused(conf: str) -> None:
 
 def test_yaml_is_read_as_omegaconf_reads_it(write: WriteFile) -> None:
     write("conf/config.yaml", "a: 1e-3\nb: null\nc: 2024-01-01\nd: 1_000.5\n")
-    assert compose_hydra("conf", "config") == {"a": 0.001, "b": None, "c": "2024-01-01", "d": 1000.5}
+    assert compose_hydra("conf", "config") == {
+        "a": 0.001,
+        "b": None,
+        "c": "2024-01-01",
+        "d": 1000.5,
+    }

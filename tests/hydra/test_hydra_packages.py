@@ -49,9 +49,7 @@ def test_a_nested_entry_is_relative_to_its_config(write: WriteFile) -> None:
             "log/std.yaml": "level: 1\n",
         },
     )
-    assert compose_hydra(conf, "config") == {
-        "server": {"store": {"file": "x"}, "level": 1}
-    }
+    assert compose_hydra(conf, "config") == {"server": {"store": {"file": "x"}, "level": 1}}
 
 
 def test_a_primary_header_moves_every_child_and_their_keys(write: WriteFile) -> None:
@@ -94,5 +92,7 @@ def test_an_entry_header_does_not_change_its_override_key(write: WriteFile) -> N
 
 
 def test_a_list_lands_at_a_package(write: WriteFile) -> None:
-    conf = tree(write, {"config.yaml": "defaults:\n  - items@all: two\n", "items/two.yaml": "- 1\n- 2\n"})
+    conf = tree(
+        write, {"config.yaml": "defaults:\n  - items@all: two\n", "items/two.yaml": "- 1\n- 2\n"}
+    )
     assert compose_hydra(conf, "config") == {"all": [1, 2]}

@@ -270,7 +270,10 @@ class _Parser:
     def _fail(self, what: str) -> ArgvError:
         at = self.pos < len(self.toks)
         where = f"column {self.toks[self.pos].column + 1}" if at else "the end"
-        return ArgvError(f"{what} at {where} of the value", origin=self.whole)
+        hint = None
+        if at and self.toks[self.pos].kind in ("=", ",", ":"):
+            hint = f"quote a value that holds {self.toks[self.pos].kind.strip()!r}: key='...'"
+        return ArgvError(f"{what} at {where} of the value", origin=self.whole, hint=hint)
 
     def _expect(self, kind: str) -> None:
         if self._peek() != kind:

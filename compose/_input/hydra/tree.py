@@ -211,7 +211,7 @@ def _not_found(exp: Expansion, node: Node) -> ComposeError:
         )
         close = closest(node.entry.name or "", options, 0.6)
         if close is not None:
-            hint = f"did you mean {close}? {hint}"
+            hint = f"did you mean {close}? ({hint})"
     return SourceError(
         f"no config {node.path}", value=node.entry.name, origin=chain_text(node.chain), hint=hint
     )
@@ -499,8 +499,8 @@ def _unused(exp: Expansion) -> list[ComposeError]:
         candidates = sorted(exp.known_by_group.get(key.split("@")[0], set()))
         hint = f"did you mean {' or '.join(candidates)}?" if candidates else None
         if forced.external:
-            append = f"+{key}={_choice_text(forced.choice)} appends it"
-            hint = f"{hint} {append}" if hint else append
+            append = f"+{key}={_choice_text(forced.choice)} appends the entry"
+            hint = f"{hint} Or {append}" if hint else append
         where = str(forced.where) if not forced.external else forced.where.source
         kind = ArgvError if forced.external else SourceError
         problems.append(
