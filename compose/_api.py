@@ -109,13 +109,7 @@ def compose(
     """
     if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
         sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
-    if isinstance(overrides, str):  # one string would be one override per character
-        raise ArgvError(
-            "overrides is a list of strings, one override each",
-            value=overrides,
-            origin="overrides",
-            hint=f"write overrides=[{overrides!r}]",
-        )
+    _check_overrides(overrides)
     knobs = options(
         resolvers=resolvers,
         search_path=search_path,
@@ -125,6 +119,16 @@ def compose(
         frozen=frozen,
     )
     return compose_with(list(map(os.fspath, sources)), overrides, schema, knobs)
+
+
+def _check_overrides(overrides: Sequence[str]) -> None:
+    if isinstance(overrides, str):  # one string would be one override per character
+        raise ArgvError(
+            "overrides is a list of strings, one override each",
+            value=overrides,
+            origin="overrides",
+            hint=f"write overrides=[{overrides!r}]",
+        )
 
 
 def compose_with(
@@ -586,13 +590,7 @@ def compose_hydra(
     """
     from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
 
-    if isinstance(overrides, str):  # one string would be one override per character
-        raise ArgvError(
-            "overrides is a list of strings, one override each",
-            value=overrides,
-            origin="overrides",
-            hint=f"write overrides=[{overrides!r}]",
-        )
+    _check_overrides(overrides)
     directory = os.fspath(config_dir) if config_dir is not None else None
     run = functools.partial(_hydra_prepare, directory, config_name, store=store)
     if not multirun:

@@ -77,3 +77,10 @@ def test_every_failing_job_is_named(conf: str) -> None:
     shown = str(caught.value)
     assert "job 1 (db=oracle)" in shown and "job 2 (db=db2)" in shown
     assert len(caught.value.errors) == 2
+
+
+def test_a_multirun_too_large_is_refused_before_any_job_composes(conf: str) -> None:
+    with pytest.raises(ArgvError, match="a multirun of 1,000,000 jobs"):
+        compose_hydra(
+            conf, "config", ["db=mysql", "lr=range(1000)", "+b=range(1000)"], multirun=True
+        )
