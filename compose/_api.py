@@ -591,11 +591,18 @@ def compose_hydra(
     from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
 
     _check_overrides(overrides)
+    if config_name is not None and not isinstance(config_name, str):
+        raise ArgvError("config_name is a config's name, or None", value=config_name)
+    if store is not None and not isinstance(store, Mapping):
+        raise ArgvError('store maps "group/name" to a dict or a model class', value=store)
     directory = os.fspath(config_dir) if config_dir is not None else None
     run = functools.partial(_hydra_prepare, directory, config_name, store=store)
     if not multirun:
-        return _hydra_compose(run(list(overrides)), schema)
+        prepared = run(list(overrides))
+        _hydra_warnings(prepared)
+        return _hydra_compose(prepared, schema)
     master = run(list(overrides), multirun=True)
+    _hydra_warnings(master)  # once, not once a job
     _hydra_compose(master, None)  # the config every job starts from must compose
     own = [ov.text for ov in master.overrides if ov.is_hydra]
     results: list[tuple[list[str], Any]] = []
@@ -609,6 +616,14 @@ def compose_hydra(
     if problems:
         raise gather(problems)
     return results
+
+
+def _hydra_warnings(prepared: Any) -> None:
+    from compose._warn import warn  # noqa: PLC0415  # Hydra trees only
+    from compose.errors import ComposeWarning  # noqa: PLC0415  # Hydra trees only
+
+    for text in prepared.defaults.warnings:
+        warn(text, ComposeWarning, stacklevel=3)
 
 
 def _point_error(point: str, error: ComposeError) -> ComposeError:

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from compose import ArgvError, ComposeError, SourceError, compose_hydra
+from compose import ArgvError, ComposeError, ComposeWarning, SourceError, compose_hydra
+
+# Trees written short: most primaries have no _self_, which Hydra (and compose) warn of
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -286,3 +289,20 @@ def test_a_search_path_that_is_not_a_list(write: WriteFile) -> None:
     error = error_of(conf, "config", ["hydra.searchpath=file://x"])
     assert isinstance(error, ArgvError)
     assert error.origin == "hydra.searchpath=file://x"
+
+
+@pytest.mark.parametrize(
+    ("name", "store"),
+    [(3, None), ("config", ["db/a"]), ("config", {"db/a": 3}), ("config", {1: {}})],
+)
+def test_bad_arguments_are_one_argv_error(write: WriteFile, name: Any, store: Any) -> None:
+    conf = tree(write, {"config.yaml": "a: 1\n"})
+    with pytest.raises(ArgvError):
+        compose_hydra(conf, name, store=store)
+
+
+def test_a_primary_without_self_is_warned_once(write: WriteFile) -> None:
+    conf = tree(write, {"config.yaml": "defaults:\n  - db: a\nx: 1\n", "db/a.yaml": "x: 2\n"})
+    with pytest.warns(ComposeWarning, match="its defaults list has no _self_") as caught:
+        assert compose_hydra(conf, "config", ["+y=1,2"], multirun=True)[0][1]["x"] == 1
+    assert len(caught) == 1

@@ -11,6 +11,9 @@ import pytest
 
 from compose import ArgvError, compose_hydra
 
+# Trees written short: most primaries have no _self_, which Hydra (and compose) warn of
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
+
 if TYPE_CHECKING:
     from conftest import WriteFile
 

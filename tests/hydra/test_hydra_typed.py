@@ -19,6 +19,9 @@ from compose import (
     compose_hydra,
 )
 
+# Trees written short: most primaries have no _self_, which Hydra (and compose) warn of
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
+
 if TYPE_CHECKING:
     from conftest import WriteFile
 

@@ -241,7 +241,8 @@ def _with_self(node: Node, loaded: Loaded, entries: list[Entry], exp: Expansion)
         return False
     if node.primary and has_plain and _has_content(loaded.data):
         exp.warnings.append(
-            f"{loaded.shown}: the defaults list has no _self_: the config's own keys merge last"
+            f"{loaded.shown}: its defaults list has no {SELF}, so its own keys merge last; "
+            f"write {SELF} in the list where they should merge"
         )
     entries.append(Entry("self", SELF, where=Where(loaded.shown)))
     return True
