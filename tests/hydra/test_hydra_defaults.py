@@ -306,3 +306,22 @@ def test_a_primary_without_self_is_warned_once(write: WriteFile) -> None:
     with pytest.warns(ComposeWarning, match="its defaults list has no _self_") as caught:
         assert compose_hydra(conf, "config", ["+y=1,2"], multirun=True)[0][1]["x"] == 1
     assert len(caught) == 1
+
+
+def test_a_pkg_search_path_runs_no_code_of_the_package(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pkg://a.b` is a directory inside the package `a`, found without importing `a`
+    (whose `__init__.py` here would raise); a package that is not there holds nothing."""
+    write("site/trap/__init__.py", "raise RuntimeError('imported')\n")
+    write("site/trap/configs/db/other.yaml", "driver: other\n")
+    monkeypatch.syspath_prepend("site")
+    conf = tree(
+        write,
+        {
+            "config.yaml": "defaults:\n  - db: other\nhydra:\n  searchpath: [pkg://trap.configs]\n",
+        },
+    )
+    assert compose_hydra(conf, "config") == {"db": {"driver": "other"}}
+    with pytest.raises(SourceError, match="no config db/other"):
+        compose_hydra(conf, "config", ["hydra.searchpath=[pkg://nothere.configs]"])

@@ -138,14 +138,21 @@ class DirSource:
 
 
 def package_dir(module: str) -> str | None:
-    """The directory of an importable package (pkg://a.b), found without importing it."""
+    """The directory of `pkg://a.b`, found without running any code of the package: the
+    top-level package by its finders (`find_spec` of a top-level name imports nothing), then
+    `b` as a directory inside it (`find_spec("a.b")` would import `a`). None: not found."""
+    head, *rest = module.split(".")
+    if not all(part.isidentifier() for part in (head, *rest)):
+        return None
     try:
-        spec = importlib.util.find_spec(module)
+        spec = importlib.util.find_spec(head)
     except (ImportError, ValueError):
         return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return next(iter(spec.submodule_search_locations))
+    for base in (spec.submodule_search_locations or []) if spec is not None else []:
+        candidate = os.path.join(base, *rest)
+        if os.path.isdir(candidate):
+            return candidate
+    return None
 
 
 # --- the store -------------------------------------------------------------------------------
