@@ -33,7 +33,7 @@ from compose.errors import (
 )
 
 if TYPE_CHECKING:
-    from compose._api import compose, from_flat, parse, to_argv
+    from compose._api import compose, compose_hydra, from_flat, parse, to_argv
     from compose._cli.entry import cli
     from compose._interp.clock import run_instant
     from compose._interp.resolvers import (
@@ -80,6 +80,7 @@ __all__ = [
     "UnknownKeyError",
     "cli",
     "compose",
+    "compose_hydra",
     "convert_value",
     "fingerprint",
     "flat_argv",
@@ -109,6 +110,7 @@ _LAZY = {  # name -> the module that defines it
     "Sweep": "compose._runs.sweep",
     "cli": "compose._cli.entry",
     "compose": "compose._api",
+    "compose_hydra": "compose._api",
     "convert_value": "compose._merge.migrations",
     "fingerprint": "compose._runs.fingerprint",
     "flat_argv": "compose._output.flat",

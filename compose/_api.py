@@ -109,13 +109,7 @@ def compose(
     """
     if not isinstance(sources, (list, tuple)) and isinstance(sources, (str, os.PathLike)):
         sources = [sources]  # (`isinstance` of an ABC costs several times what a list's does)
-    if isinstance(overrides, str):  # one string would be one override per character
-        raise ArgvError(
-            "overrides is a list of strings, one override each",
-            value=overrides,
-            origin="overrides",
-            hint=f"write overrides=[{overrides!r}]",
-        )
+    _check_overrides(overrides)
     knobs = options(
         resolvers=resolvers,
         search_path=search_path,
@@ -125,6 +119,16 @@ def compose(
         frozen=frozen,
     )
     return compose_with(list(map(os.fspath, sources)), overrides, schema, knobs)
+
+
+def _check_overrides(overrides: Sequence[str]) -> None:
+    if isinstance(overrides, str):  # one string would be one override per character
+        raise ArgvError(
+            "overrides is a list of strings, one override each",
+            value=overrides,
+            origin="overrides",
+            hint=f"write overrides=[{overrides!r}]",
+        )
 
 
 def compose_with(
@@ -537,3 +541,150 @@ def _help(
         schema, prog, narrow, composed, problem, knobs.search_path, knobs.env_prefix
     )
     return HelpRequested(plain_help(screen), screen)
+
+
+# --- Hydra config trees ----------------------------------------------------------------------
+
+HydraStore = Mapping[str, "Mapping[str, Any] | type[BaseModel]"]
+
+
+@overload
+def compose_hydra(
+    config_dir: Source | None,
+    config_name: str | None,
+    overrides: Sequence[str] = (),
+    *,
+    schema: type[M],
+    store: HydraStore | None = None,
+    multirun: bool = False,
+) -> Any: ...
+@overload
+def compose_hydra(
+    config_dir: Source | None,
+    config_name: str | None,
+    overrides: Sequence[str] = (),
+    *,
+    schema: None = None,
+    store: HydraStore | None = None,
+    multirun: bool = False,
+) -> Any: ...
+def compose_hydra(
+    config_dir: Source | None,
+    config_name: str | None,
+    overrides: Sequence[str] = (),
+    *,
+    schema: type[M] | None = None,
+    store: HydraStore | None = None,
+    multirun: bool = False,
+) -> Any:
+    """A Hydra 1.3 config tree composed as Hydra composes it: `config_name` (`.yaml` optional;
+    None: an empty primary) found in `config_dir`, its defaults list expanded, Hydra's
+    command-line `overrides` applied (`db=postgresql`, `+x=1`, `~y`, `trainer.lr=1e-3`).
+
+    Gives a plain dict, interpolations resolved, or an instance of `schema`. `store` holds
+    in-memory configs, as Hydra's ConfigStore: `"group/name"` (or `"name"`), optionally
+    `"@package"`, -> a dict or a Pydantic model class (a typed node). `multirun=True` gives
+    `[(job_overrides, config), ...]` in Hydra's job order (`a=1,2`, `range()`, `glob()`...).
+    Bad input is one `ComposeError` (several gathered) naming FILE:LINE of the defaults entry
+    and the chain of configs that led there, or the override as typed.
+    """
+    from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
+
+    _check_overrides(overrides)
+    if config_name is not None and not isinstance(config_name, str):
+        raise ArgvError("config_name is a config's name, or None", value=config_name)
+    if store is not None and not isinstance(store, Mapping):
+        raise ArgvError('store maps "group/name" to a dict or a model class', value=store)
+    directory = os.fspath(config_dir) if config_dir is not None else None
+    run = functools.partial(_hydra_prepare, directory, config_name, store=store)
+    if not multirun:
+        prepared = run(list(overrides))
+        _hydra_warnings(prepared)
+        return _hydra_compose(prepared, schema)
+    master = run(list(overrides), multirun=True)
+    _hydra_warnings(master)  # once, not once a job
+    _hydra_compose(master, None)  # the config every job starts from must compose
+    own = [ov.text for ov in master.overrides if ov.is_hydra]
+    results: list[tuple[list[str], Any]] = []
+    problems: list[ComposeError] = []
+    for index, job in enumerate(jobs(list(master.overrides), master.repo.options)):
+        try:
+            results.append((job, _hydra_compose(run(own + job), schema)))
+        except ComposeError as error:
+            point = f"job {index} ({' '.join(job)})"
+            problems += [_point_error(point, e) for e in error.errors]
+    if problems:
+        raise gather(problems)
+    return results
+
+
+def _hydra_warnings(prepared: Any) -> None:
+    from compose._warn import warn  # noqa: PLC0415  # Hydra trees only
+    from compose.errors import ComposeWarning  # noqa: PLC0415  # Hydra trees only
+
+    for text in prepared.defaults.warnings:
+        warn(text, ComposeWarning, stacklevel=3)
+
+
+def _point_error(point: str, error: ComposeError) -> ComposeError:
+    from compose.errors import PointError  # noqa: PLC0415  # an error path
+
+    fields: dict[str, Any] = {"key": error.key, "origin": error.origin, "hint": error.hint}
+    if error.has_value:
+        fields["value"] = error.value
+    return PointError(error.message, point=point, **fields)
+
+
+def _hydra_prepare(
+    directory: str | None,
+    config_name: str | None,
+    overrides: list[str],
+    *,
+    store: HydraStore | None,
+    multirun: bool = False,
+) -> Any:
+    """Parse the overrides, find the sources (the search path) and expand the defaults tree."""
+    from compose._input.hydra.prepare import prepare  # noqa: PLC0415  # Hydra trees only
+
+    return prepare(directory, config_name, overrides, store=store, multirun=multirun)
+
+
+def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:
+    """The prepared tree's leaves folded, the value overrides applied, Hydra's node dropped,
+    interpolations resolved; bound to `schema` when one is given."""
+    from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
+    from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
+    from compose._syntax import HYDRA_NODE  # noqa: PLC0415  # Hydra trees only
+
+    composed = compose_items(leaf_items(prepared), schema)
+    composed.tree.pop(HYDRA_NODE, None)
+    below = list(_interpolated(composed.tree, ()))
+    if below:
+        composed.tree = resolve_tree(
+            composed.tree, below=below, describe=functools.partial(_hydra_describe, composed)
+        )
+    if schema is None:
+        return composed.tree
+    return bind(composed, schema)
+
+
+def _hydra_describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
+    """A key as Hydra's command line names it (`db.port`), and where its value came from."""
+    from compose._syntax import dotted  # noqa: PLC0415  # Hydra trees only
+
+    return dotted(path), composed.origins.describe(path)
+
+
+def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:
+    """The paths of values holding `${`: only those are resolved (a `???` nobody reads stays,
+    as Hydra leaves it)."""
+    from compose._syntax import INTERPOLATION  # noqa: PLC0415  # Hydra trees only
+
+    if isinstance(value, dict):
+        for key, below in value.items():
+            yield from _interpolated(below, (*path, key))
+    elif isinstance(value, list):
+        for index, below in enumerate(value):
+            yield from _interpolated(below, (*path, index))
+    elif isinstance(value, str) and INTERPOLATION in value:
+        yield path

@@ -126,3 +126,17 @@ def is_output_dir_name(name: str) -> bool:
     either case (`output-dir`)."""
     name = snake_case(name)
     return any(name == end or name.endswith("_" + end) for end in OUTPUT_DIR_NAMES)
+
+
+# Hydra 1.3 config trees (`compose_hydra`, compose._input.hydra): the spellings its defaults
+# lists, package headers and command lines reserve
+HYDRA_GLOBAL = "_global_"  # a package: the root of the config
+HYDRA_HERE = "_here_"  # a package: the containing config's own
+HYDRA_GROUP = "_group_"  # in an entry's package: the group's own path
+HYDRA_DEFAULTS = "defaults"  # a config's key that holds its defaults list
+HYDRA_NODE = "hydra"  # Hydra's own node: read for its search path, then dropped
+HYDRA_SEARCHPATH = "hydra.searchpath"  # the override (and key) that adds config sources
+HYDRA_OPTIONAL = "optional"  # a defaults-list keyword: skipped when the config is not there
+HYDRA_OVERRIDE = "override"  # a defaults-list keyword: changes a choice made elsewhere
+HYDRA_PACKAGE = "package"  # the header key: `# @package PKG`
+HYDRA_SUFFIX = ".yaml"  # the only suffix of a Hydra config file

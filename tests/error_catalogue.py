@@ -46,6 +46,7 @@ from compose import (
 )
 
 CWD = "{cwd}"
+HYDRA_DBS = {"conf/db/mysql.yaml": "driver: mysql\n", "conf/db/sqlite.yaml": "driver: sqlite\n"}
 
 
 @renamed({"max_tokens": "max_completion_tokens"})
@@ -132,6 +133,8 @@ class Case:
     read_only: tuple[str, ...] = ()
     """Files of `files` made read-only (0444)."""
     exit: int = 2
+    hydra: str | None = None
+    """`compose_hydra(DIR, NAME, overrides)` for "DIR:NAME": a Hydra config tree."""
 
 
 @dataclass(frozen=True)
@@ -1609,6 +1612,176 @@ ENTRIES: tuple[Part | Case, ...] = (
         key=None,
         origin=f"{CWD}/runs/s",
         fix="Give the sweep a new `--sweep-name`, or remove the directory.",
+    ),
+    Part("Hydra config trees (compose_hydra)"),
+    Case(
+        name="hydra-unknown-option",
+        title="A defaults list names an option its group does not have",
+        did="Wrote `/db: mysq` in an experiment's defaults list; the group has mysql and sqlite.",
+        files={
+            "conf/config.yaml": "defaults:\n  - experiment: nglite\n",
+            "conf/experiment/nglite.yaml": "defaults:\n  - /db: mysq\n",
+            **HYDRA_DBS,
+        },
+        hydra="conf:config",
+        error=SourceError,
+        message=(
+            "'mysq' (from conf/config.yaml:2 -> conf/experiment/nglite.yaml:2): no config "
+            "db/mysq; did you mean mysql? (the options of db are mysql, sqlite)"
+        ),
+        key=None,
+        origin="conf/config.yaml:2 -> conf/experiment/nglite.yaml:2",
+        fix="Name an option the group has; the chain says which entry of which file to correct.",
+    ),
+    Case(
+        name="hydra-group-chosen-twice",
+        title="A group chosen twice in one defaults tree",
+        did="Chose `db: mysql` in the primary and `/db: sqlite` in an experiment it includes.",
+        files={
+            "conf/config.yaml": "defaults:\n  - db: mysql\n  - experiment: nglite\n",
+            "conf/experiment/nglite.yaml": ("# @package _global_\ndefaults:\n  - /db: sqlite\n"),
+            **HYDRA_DBS,
+        },
+        hydra="conf:config",
+        error=SourceError,
+        message=(
+            "conf/config.yaml:2: db is chosen twice: mysql here, sqlite at conf/config.yaml:3 -> "
+            "conf/experiment/nglite.yaml:3; to change the choice, write `override db: mysql` "
+            "after the others"
+        ),
+        key=None,
+        origin="conf/config.yaml:2",
+        fix="Change a choice made elsewhere with an `override` entry, last in its list.",
+    ),
+    Case(
+        name="hydra-choice-nothing-chooses",
+        title="A group override that no defaults entry chooses",
+        did="Gave `db@source=sqlite` where the defaults list chooses `db` at its own package.",
+        files={"conf/config.yaml": "defaults:\n  - db: mysql\n", **HYDRA_DBS},
+        hydra="conf:config",
+        overrides=("db@source=sqlite",),
+        error=ArgvError,
+        message=(
+            "db@source=sqlite: no entry of the defaults list chooses db@source; did you mean db? "
+            "Or +db@source=sqlite appends the entry"
+        ),
+        key=None,
+        origin="db@source=sqlite",
+        fix="Name the choice as the defaults list makes it, or append an entry with `+`.",
+    ),
+    Case(
+        name="hydra-missing-choice",
+        title="A group whose option must be chosen",
+        did="Composed a tree whose defaults list says `db: ???` without choosing a db.",
+        files={"conf/config.yaml": "defaults:\n  - db: ???\n", **HYDRA_DBS},
+        hydra="conf:config",
+        error=SourceError,
+        message=(
+            "conf/config.yaml:2: db must be chosen; add db=OPTION; the options are mysql, sqlite"
+        ),
+        key=None,
+        origin="conf/config.yaml:2",
+        fix="Choose one on the command line: `db=mysql`.",
+    ),
+    Case(
+        name="hydra-override-entry-order",
+        title="An `override` entry before a plain entry",
+        did="Wrote `override db: sqlite` above another entry of the same defaults list.",
+        files={
+            "conf/config.yaml": "defaults:\n  - override db: sqlite\n  - db: mysql\n",
+            **HYDRA_DBS,
+        },
+        hydra="conf:config",
+        error=SourceError,
+        message=(
+            "'db: mysql' (from conf/config.yaml:3): `override` entries come after every other "
+            "entry of a defaults list; move `override db` (line 2) to the end"
+        ),
+        key=None,
+        origin="conf/config.yaml:3",
+        fix="Move the `override` entries to the end of the list.",
+    ),
+    Case(
+        name="hydra-override-syntax",
+        title="A Hydra override that does not parse",
+        did="Gave `lr=0.1=0.2`: an unquoted `=` inside a value.",
+        files={"conf/config.yaml": "lr: 0.1\n"},
+        hydra="conf:config",
+        overrides=("lr=0.1=0.2",),
+        error=ArgvError,
+        message=(
+            "lr=0.1=0.2: unexpected text at column 4 of the value; quote a value that holds "
+            "'=': key='...'"
+        ),
+        key=None,
+        origin="lr=0.1=0.2",
+        fix="Quote the value: `lr='0.1=0.2'`.",
+    ),
+    Case(
+        name="hydra-override-unknown-key",
+        title="A Hydra value override of a key the config does not have",
+        did="Gave `trainer.lrr=0.2`: the composed config has `trainer.lr`.",
+        files={"conf/config.yaml": "trainer:\n  lr: 0.1\n"},
+        hydra="conf:config",
+        overrides=("trainer.lrr=0.2",),
+        error=UnknownKeyError,
+        message=(
+            "trainer.lrr (from trainer.lrr=0.2): no such key in the composed config; did you "
+            "mean trainer.lr? +trainer.lrr=0.2 adds it"
+        ),
+        key="trainer.lrr",
+        origin="trainer.lrr=0.2",
+        fix="Correct the key, or add a new one with `+`.",
+    ),
+    Case(
+        name="hydra-override-adds-existing-key",
+        title="A Hydra `+key=value` of a key that is set",
+        did="Gave `+trainer.lr=0.2`: `+` adds a key, and `trainer.lr` is there.",
+        files={"conf/config.yaml": "trainer:\n  lr: 0.1\n"},
+        hydra="conf:config",
+        overrides=("+trainer.lr=0.2",),
+        error=ArgvError,
+        message=(
+            "trainer.lr (from +trainer.lr=0.2): the key is set already: `+` adds a new key; "
+            "trainer.lr=0.2 sets it; ++trainer.lr=0.2 sets or adds it"
+        ),
+        key="trainer.lr",
+        origin="+trainer.lr=0.2",
+        fix="Drop the `+` to set it, or write `++` to set or add it.",
+    ),
+    Case(
+        name="hydra-sweep-outside-multirun",
+        title="A comma list outside multirun",
+        did="Gave `lr=0.1,0.2` to a single composition.",
+        files={"conf/config.yaml": "lr: 0.1\n"},
+        hydra="conf:config",
+        overrides=("lr=0.1,0.2",),
+        error=ArgvError,
+        message=(
+            "lr=0.1,0.2: a comma list is a sweep: it needs multirun; a list is [a,b]; a text "
+            "with a comma is quoted: 'a,b'"
+        ),
+        key=None,
+        origin="lr=0.1,0.2",
+        fix="Sweep with `multirun=True`, write a list as `[0.1,0.2]`, or quote a text.",
+    ),
+    Case(
+        name="hydra-list-onto-table",
+        title="A list merged onto a table in a Hydra tree",
+        did="Included a config setting `layers: [8, 8]` where the primary has a `layers` table.",
+        files={
+            "conf/config.yaml": "defaults:\n  - _self_\n  - extra: big\nlayers:\n  width: 8\n",
+            "conf/extra/big.yaml": "# @package _global_\nlayers: [8, 8]\n",
+        },
+        hydra="conf:config",
+        error=SourceError,
+        message=(
+            "layers (from conf/config.yaml:3 -> conf/extra/big.yaml:2): a list cannot merge "
+            "into a table; a table and a list never merge: ~KEY first"
+        ),
+        key="layers",
+        origin="conf/config.yaml:3 -> conf/extra/big.yaml:2",
+        fix="Give the key one kind in every config, or delete it first (`~layers`).",
     ),
 )
 

@@ -22,6 +22,7 @@ from compose import (
     ErrorGroup,
     cli,
     compose,
+    compose_hydra,
     from_flat,
     parse,
 )
@@ -75,7 +76,10 @@ def run(case: Case) -> ComposeError:
         try:
             if case.check is not None:
                 return _check_error(list(case.check))
-            if case.command is not None:
+            if case.hydra is not None:
+                directory, _, name = case.hydra.partition(":")
+                compose_hydra(directory, name, list(case.overrides))
+            elif case.command is not None:
                 run_command(list(case.command))
             elif case.flat is not None:
                 from_flat(case.schema, case.flat, list(case.argv or ()))
@@ -193,6 +197,7 @@ def test_the_catalogue_is_large_and_well_formed() -> None:
             bool(case.sources),
             case.check is not None,
             case.command is not None,
+            case.hydra is not None,
         ]
         assert sum(modes) == 1, f"{case.name}: argv, sources, check or command"
 
@@ -254,7 +259,8 @@ Every mistake below is one class of bad input, with the exact message `compose` 
 (each is a test). An entrypoint (`{PROG}` here, a program that calls `cli(RLConfig)` with the
 prime-rl-shaped `RLConfig` of `tests/schemas.py`) prints the message after `error: ` and exits
 with status 2; `parse` and `compose` raise it as the `ComposeError` subclass named; the
-`compose check` entries show what that command prints of its mapping. How to read a
+`compose check` entries show what that command prints of its mapping, and the Hydra entries
+what `compose_hydra` raises for a Hydra config tree. How to read a
 message (`KEY = VALUE (from ORIGIN): WHAT IS WRONG; HINT`) is explained in
 [4. Errors and origins](04-errors.md). Paths in messages are the working directory, shown here
 as `{SHOWN_CWD}`.
@@ -312,6 +318,10 @@ def _render_case(index: int, case: Case) -> str:
         command = shlex.join(["compose", *case.command])
         lines += ["```text", f"$ {command}", f"error: {message}", "```", ""]
         lines += [f"`compose` exits with status {case.exit}.", ""]
+    elif case.hydra is not None:
+        directory, _, name = case.hydra.partition(":")
+        call = f"compose_hydra({directory!r}, {name!r}, {list(case.overrides)!r})"
+        lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]
     elif case.flat is not None:
         call = f"from_flat({case.schema.__name__}, {dict(case.flat)!r}, {list(case.argv or ())!r})"
         lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]

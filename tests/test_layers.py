@@ -183,6 +183,9 @@ RESERVED = frozenset(
         _syntax.SECRET_MASK,
         _syntax.INCLUDE,
         _syntax.SELF,
+        _syntax.HYDRA_GLOBAL,
+        _syntax.HYDRA_HERE,
+        _syntax.HYDRA_GROUP,
         *_syntax.NEGATIONS,
     }
 )

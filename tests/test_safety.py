@@ -426,6 +426,9 @@ IMPORT_MODULE_ALLOWED = {
     "_cli/roles.py",  # `--schema MODULE:CLASS` and compose-check.toml's entrypoints: the user's
     "__init__.py",  # public names loaded on first use, from a fixed table of compose modules
     "_runs/executors/__init__.py",  # an executor's adapter, from a fixed table of compose modules
+    # A Hydra tree's `pkg://a.b` search path entry: the top-level package's directory from its
+    # finders (`find_spec` of a top-level name runs none of its code), never an import
+    "_input/hydra/repository.py",
 }
 # Running a sweep's points is what these are for, and only when asked: `compose job DIR` runs
 # the command its job.json names; the local pool starts `compose job`; sbatch is sbatch.

@@ -94,7 +94,33 @@ class DataItem(_Item):
         self.shown = shown  # how errors name it: "default="
 
 
-Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem | DataItem
+class NodeItem(_Item):
+    """A config already read, placed at `prefix`: a leaf of a Hydra defaults list
+    (`compose._input.hydra.tree`), merged by OmegaConf's rules (`compose._merge.typed`).
+    `source` names it in origins (a `FileSource`, or a `FlagSource` for a store node);
+    `model`: the store model that types it, or None; `where`: the chain of configs that led
+    to it, for errors."""
+
+    def __init__(
+        self, table: object, prefix: tuple[str, ...], source: object, model: object, where: str
+    ) -> None:
+        self.table = table
+        self.prefix = prefix
+        self.source = source
+        self.model = model
+        self.where = where
+
+
+class OverridesItem(_Item):
+    """Hydra's value overrides (`trainer.lr=1e-3`, `+x=1`, `~y`), parsed by
+    `compose._input.hydra.grammar`: applied to the tree the `NodeItem`s made, in struct mode,
+    after them (`compose._merge.hydra_values`)."""
+
+    def __init__(self, overrides: tuple[object, ...]) -> None:
+        self.overrides = overrides
+
+
+Item = FileItem | ValueItem | DeleteItem | HelpItem | EnvItem | DataItem | NodeItem | OverridesItem
 
 
 def split_argv(argv: list[str]) -> list[Item]:

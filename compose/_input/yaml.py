@@ -127,23 +127,29 @@ for _class in (_Loader, _FastLoader):
 
 def parse(shown: str, text: str) -> dict[str, Any]:
     """The table of a YAML file node: an empty document is an empty table."""
-    value = _load(shown, text)
+    value = _load(shown, text, _FastLoader, _Loader)
     table = {} if value is None else top_table(shown, value, "a mapping")
-    try:
-        copied: dict[str, Any] = _Copy()(table, 0)
-    except _TooBig as error:
-        raise SourceError(str(error), origin=shown) from None
+    copied: dict[str, Any] = _copied(shown, table, NONE_TEXT)
     return copied
 
 
-def _load(shown: str, text: str) -> Any:
-    if SHORTCUTS and _FastLoader is not None:
-        read, value = _read_fast(_FastLoader, text)
+def _copied(shown: str, value: Any, null: Any) -> Any:
+    try:
+        return _Copy(null)(value, 0)
+    except _TooBig as error:
+        raise SourceError(str(error), origin=shown) from None
+
+
+def _load(
+    shown: str, text: str, fast: type[yaml.SafeLoader] | None, reference: type[_Loader]
+) -> Any:
+    if SHORTCUTS and fast is not None:
+        read, value = _read_fast(fast, text)
         if read:
             return value
     loader = None
     try:
-        loader = _Loader(text)  # its reader looks at every character here, before parsing
+        loader = reference(text)  # its reader looks at every character here, before parsing
         return loader.get_single_data()
     except _BadKey as bad:
         raise SourceError(bad.message, origin=f"{shown}:{bad.line}", hint=bad.hint) from None
@@ -197,16 +203,18 @@ class _TooBig(Exception):
 
 
 class _Copy:
-    """Copies a loaded tree: nulls as "None", shared (aliased) tables and lists made separate."""
+    """Copies a loaded tree: nulls as `null` ("None" for a file node), shared (aliased) tables
+    and lists made separate."""
 
-    def __init__(self) -> None:
+    def __init__(self, null: Any) -> None:
+        self.null = null
         self.left = MAX_ALIASED
         self.open: set[int] = set()  # the tables and lists being copied: a path from the root
         self.seen: set[int] = set()  # those copied once: met again, they came by an alias
 
     def __call__(self, value: Any, depth: int) -> Any:
         if value is None:
-            return NONE_TEXT
+            return self.null
         if not isinstance(value, (dict, list)):
             return value
         if id(value) in self.open:
@@ -225,6 +233,50 @@ class _Copy:
             copied = [self(child, depth + 1) for child in value]
         self.open.discard(id(value))
         return copied
+
+
+# --- Hydra's flavour ---------------------------------------------------------------------------
+# A Hydra config tree is read as OmegaConf reads YAML: nulls stay None (Hydra trees hold real
+# nulls), dates stay text (no timestamp type), and a float may be written as `1e-3`, `1_000.5`
+# or `.5`. Keys are held to compose's rules as above (text, each written once).
+
+_OMEGACONF_FLOAT = re.compile(
+    r"""^(?:[-+]?[0-9]+(?:_[0-9]+)*\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?[0-9]+(?:_[0-9]+)*(?:[eE][-+]?[0-9]+)
+        |\.[0-9]+(?:_[0-9]+)*(?:[eE][-+][0-9]+)?
+        |[-+]?[0-9]+(?:_[0-9]+)*(?::[0-5]?[0-9])+\.[0-9_]*
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
+
+
+class _HydraLoader(_Loader):
+    """The reference loader of Hydra config files."""
+
+
+_FastHydraLoader: type[yaml.SafeLoader] | None = None
+if _FastLoader is not None:
+
+    class _CHydraLoader(_CLoader):
+        """libyaml's parser for Hydra config files (the shortcut, as `_CLoader`)."""
+
+    _FastHydraLoader = _CHydraLoader  # type: ignore[assignment]
+
+for _class in (_HydraLoader, _FastHydraLoader):
+    if _class is None:
+        continue
+    _class.add_implicit_resolver(f"{_TAG}float", _OMEGACONF_FLOAT, list("-+0123456789."))
+    _class.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != f"{_TAG}timestamp"]
+        for first, resolvers in _class.yaml_implicit_resolvers.items()
+    }
+
+
+def parse_hydra(shown: str, text: str) -> Any:
+    """A Hydra config file's document as OmegaConf reads it: None for an empty one, else a
+    table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule)."""
+    return _copied(shown, _load(shown, text, _FastHydraLoader, _HydraLoader), None)
 
 
 # --- lines -----------------------------------------------------------------------------------

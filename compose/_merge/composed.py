@@ -20,6 +20,7 @@ from compose.errors import ComposeError
 
 if TYPE_CHECKING:  # the file reader (and tomli) is loaded by composing, not by help
     from compose._input.files import FileCache
+    from compose._merge.typed import TypedTree
 
 
 class Composed:
@@ -37,6 +38,7 @@ class Composed:
         "search_path",
         "sources",
         "tree",
+        "typed",
         "unchecked",
         "versions",
         "work_below",
@@ -72,6 +74,8 @@ class Composed:
         # Some node named a field by a validation alias: validation is handed each value under
         # the name the node that set it wrote (its origin says which: `_bind.validate`)
         self.aliased = False
+        # A Hydra tree's types (store models by path), once a `NodeItem` is merged
+        self.typed: TypedTree | None = None
         # The root schema's versions and migrations (`versioned`), or None: files need none
         self.versions: Versions | None = versions_of(root.model)
 

@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from compose._input.argv import DataItem, DeleteItem, EnvItem, FileItem, Item, ValueItem
+from compose._input.argv import (
+    DataItem,
+    DeleteItem,
+    EnvItem,
+    FileItem,
+    Item,
+    NodeItem,
+    OverridesItem,
+    ValueItem,
+)
 from compose._input.env import unknown_variables
 from compose._input.files import FileCache, load_file, parse_file
 from compose._input.formats import may_give_none
@@ -38,7 +47,7 @@ from compose._schema.plan import NO_DEFAULT
 from compose._schema.shape import ANY, NOT_A_SECTION, Shape, model_shape, takes_a_file
 from compose._schema.walk import Target, walk
 from compose._syntax import INCLUDE
-from compose._tree import KeyPath
+from compose._tree import KeyPath, copy_tree
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError
 
@@ -128,6 +137,13 @@ def _compose(
             merger.delete(target.path)
         elif isinstance(item, ValueItem):
             values.append(item)
+        elif isinstance(item, NodeItem):
+            _merge_typed_node(merger, composed, item)
+        elif isinstance(item, OverridesItem):  # after the NodeItems
+            from compose._merge.hydra_values import apply_overrides  # noqa: PLC0415  # Hydra only
+
+            assert composed.typed is not None
+            apply_overrides(composed.typed, item.overrides, merger.record)  # type: ignore[arg-type]
     if values:
         env_errors += apply_values(merger, values, composed)
     composed.pending = env_errors
@@ -139,6 +155,36 @@ def _merge_data(merger: Merger, composed: Composed, item: DataItem) -> None:
     table = copy.deepcopy(item.table)
     note_work(composed, ((key,) for key in table))
     merger.merge_at((), table, FlagSource(item.shown), composed.root, NO_DEFAULT)
+
+
+def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> None:
+    """A config of a Hydra defaults list, at its package, by OmegaConf's rules (`typed`)."""
+    from compose._merge.typed import TypedTree, leaf_paths  # noqa: PLC0415  # Hydra trees only
+
+    if composed.typed is None:
+        composed.typed = TypedTree(merger.tree)
+    table = copy_tree(item.table)  # the item stays as read: a replay merges it again
+    try:
+        composed.typed.merge_at(item.prefix, table, item.model)  # type: ignore[arg-type]
+    except ComposeError as error:
+        raise error.evolve(origin=_node_place(item, error.key)) from None
+    if merger.origins is not None:
+        for path in leaf_paths(table, item.prefix):
+            merger.record(path, item.source)  # type: ignore[arg-type]
+
+
+def _node_place(item: NodeItem, key: str | None) -> str:
+    """Where a Hydra config's merge failed: the chain of configs that led to it, then the line
+    of the key in its file (a config's own keys: that line alone)."""
+    if key is None:
+        return item.where
+    path = tuple(int(part) if part.isdigit() else part for part in key.split("."))
+    place = item.source.describe(path)  # type: ignore[attr-defined]
+    if not isinstance(item.source, FileSource) or place == item.source.shown:
+        return item.where  # a store node, or a key its file does not write
+    if item.where == item.source.shown:  # the primary's own keys
+        return str(place)
+    return f"{item.where} -> {place}"
 
 
 def _apply_env(merger: Merger, composed: Composed, node: EnvItem) -> list[ComposeError]:

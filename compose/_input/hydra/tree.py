@@ -23,23 +23,24 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from compose.errors import ComposeError
-
-from .entries import (
+from compose._input.hydra.entries import (
+    TOP,
     Choice,
-    DefaultsError,
     Entry,
     Place,
-    TOP,
     Where,
     config_path,
     final_package,
     group_path,
     override_key,
 )
-from .grammar import Override
-from .hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
-from .repository import Loaded, Repository
+from compose._input.hydra.grammar import Override, parse_element
+from compose._input.hydra.hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
+from compose._input.hydra.repository import Loaded, Repository
+from compose._interp.resolve import resolve_tree
+from compose._syntax import HYDRA_DEFAULTS, HYDRA_OVERRIDE, INTERPOLATION, MANDATORY, SELF
+from compose._tree import MAX_DEPTH
+from compose.errors import ArgvError, ComposeError, SourceError, closest, gather
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,27 +151,27 @@ def collect_overrides(exp: Expansion, overrides: list[Override]) -> list[Overrid
         if isinstance(value, dict) or not exp.repo.group_exists(ov.key):
             values.append(ov)
         elif ov.action == "force":
-            raise DefaultsError(
+            raise ArgvError(
                 "`++` adds or sets a value; a group's option is added with `+`",
-                value=ov.text,
                 origin=ov.text,
                 hint=f"+{ov.text[2:]}",
             )
         elif ov.action == "delete":
             if value is not None and not isinstance(value, str):
-                raise DefaultsError("`~group=option` names one option", value=ov.text, origin=ov.text)
+                raise ArgvError("`~group=option` names one option", origin=ov.text)
             exp.deletions[ov.choice_key] = Deletion(value, where)
         elif not isinstance(value, (str, list)):
-            raise DefaultsError(
-                "a group's option is a name or a list of names",
-                value=ov.text,
+            raise ArgvError(
+                f"an option of the group {ov.key} is a name or a list of names",
                 origin=ov.text,
                 hint=f"~{ov.choice_key} removes the group's entry",
             )
         elif ov.action == "add":
             choice = tuple(value) if isinstance(value, list) else value
             exp.appends.append(
-                Entry("group", ov.key, choice=choice, package=ov.package, appended=True, where=where)
+                Entry(
+                    "group", ov.key, choice=choice, package=ov.package, appended=True, where=where
+                )
             )
         else:
             choice = tuple(value) if isinstance(value, list) else value
@@ -181,7 +182,7 @@ def collect_overrides(exp: Expansion, overrides: list[Override]) -> list[Overrid
 # --- expansion -----------------------------------------------------------------------------
 
 
-def _chain_text(chain: tuple[Where, ...]) -> str:
+def chain_text(chain: tuple[Where, ...]) -> str:
     """`config.yaml:3 -> experiment/nglite.yaml:3`: a config named without a line is left out
     when the next step is a line of that same file."""
     steps = [w for w in chain if w.source]
@@ -195,7 +196,7 @@ def _chain_text(chain: tuple[Where, ...]) -> str:
 
 def _not_found(exp: Expansion, node: Node) -> ComposeError:
     if node.primary:
-        return DefaultsError(
+        return SourceError(
             "no such primary config",
             value=node.path,
             hint=f"looked in {exp.repo.described()}",
@@ -208,18 +209,22 @@ def _not_found(exp: Expansion, node: Node) -> ComposeError:
             if options
             else f"{node.group} has no options"
         )
-    return DefaultsError(
-        f"no config {node.path}", value=node.entry.name, origin=_chain_text(node.chain), hint=hint
+        close = closest(node.entry.name or "", options, 0.6)
+        if close is not None:
+            hint = f"did you mean {close}? ({hint})"
+    return SourceError(
+        f"no config {node.path}", value=node.entry.name, origin=chain_text(node.chain), hint=hint
     )
 
 
 def _register_choice(exp: Expansion, node: Node) -> None:
     key, name = node.key, node.entry.name
     if key in exp.known and exp.known[key] != name:
-        raise DefaultsError(
-            f"{key} is chosen twice: {name} here, {exp.known[key]} at {_chain_text(exp.known_at[key])}",
-            origin=_chain_text(node.chain),
-            hint=f"to change the choice, write `override {key}: {name}` after the other entries",
+        first = f"{exp.known[key]} at {chain_text(exp.known_at[key])}"
+        raise SourceError(
+            f"{key} is chosen twice: {name} here, {first}",
+            origin=chain_text(node.chain),
+            hint=f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the others",
         )
     exp.known.setdefault(key, name)
     exp.known_at.setdefault(key, node.chain)
@@ -230,42 +235,48 @@ def _with_self(node: Node, loaded: Loaded, entries: list[Entry], exp: Expansion)
     """Validate `_self_` and add it last where it is missing; True if it was added."""
     selves = [e for e in entries if e.kind == "self"]
     if len(selves) > 1:
-        raise DefaultsError("`_self_` twice in one defaults list", origin=str(selves[1].where))
+        raise SourceError("`_self_` twice in one defaults list", origin=str(selves[1].where))
     has_plain = any(not e.override for e in entries)
     if selves or not (has_plain or not entries):
         return False
     if node.primary and has_plain and _has_content(loaded.data):
         exp.warnings.append(
-            f"{loaded.shown}: the defaults list has no _self_: the config's own keys merge last"
+            f"{loaded.shown}: its defaults list has no {SELF}, so its own keys merge last; "
+            f"write {SELF} in the list where they should merge"
         )
-    entries.append(Entry("self", "_self_", where=Where(loaded.shown)))
+    entries.append(Entry("self", SELF, where=Where(loaded.shown)))
     return True
 
 
 def _has_content(data: Any) -> bool:
-    return isinstance(data, dict) and any(v != "???" for k, v in data.items())
+    return isinstance(data, dict) and any(v != MANDATORY for v in data.values())
 
 
-def _register_overrides(exp: Expansion, node: Node, entries: list[Entry], interpolated: bool) -> None:
+def _register_overrides(
+    exp: Expansion, node: Node, entries: list[Entry], interpolated: bool
+) -> None:
     """`override` entries come last in a list; each registers its choice unless one is there."""
     last_override: Entry | None = None
     for entry in entries:
         if entry.kind == "self":
             continue
         if last_override is not None and not (entry.override or entry.appended):
-            raise DefaultsError(
+            raise SourceError(
                 "`override` entries come after every other entry of a defaults list",
                 value=f"{entry.target}: {entry.choice}" if entry.kind == "group" else entry.target,
                 origin=str(entry.where),
-                hint=f"move `override {last_override.target}` (line {last_override.where.line}) to the end",
+                hint=(
+                    f"move `{HYDRA_OVERRIDE} {last_override.target}` "
+                    f"(line {last_override.where.line}) to the end"
+                ),
             )
         if entry.kind == "group" and entry.override:
             last_override = entry
             child = Node(entry, node.inner, (*node.chain, entry.where))
             if interpolated:
-                raise DefaultsError(
+                raise SourceError(
                     "an `override` entry cannot be inside a config chosen by an interpolation",
-                    origin=_chain_text(child.chain),
+                    origin=chain_text(child.chain),
                     hint="its choice would come after the interpolation that depends on it",
                 )
             exp.forced.setdefault(
@@ -277,6 +288,12 @@ def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[L
     """The leaves of one node's subtree, in merge order."""
     if root and not exp.repo.config_exists(node.path):
         raise _not_found(exp, node)
+    if len(node.chain) > MAX_DEPTH:
+        raise SourceError(
+            f"defaults lists nested deeper than {MAX_DEPTH} levels: does a config include itself?",
+            value=node.path,
+            origin=chain_text(node.chain[-3:]),
+        )
     node, loaded = _visit(exp, node)
     if loaded is None:
         return []  # deleted, `null`, a `???` a sweep will fill, or an optional file not there
@@ -345,8 +362,8 @@ def _children(
         entry = child.entry
         if entry.is_multi:
             for item in reversed(entry.choice or ()):
-                if "${" in item:
-                    raise DefaultsError(
+                if INTERPOLATION in item:
+                    raise SourceError(
                         "the options of a multi-select list cannot be interpolations",
                         value=item,
                         origin=str(entry.where),
@@ -358,7 +375,9 @@ def _children(
                     optional=entry.optional,
                     where=entry.where,
                 )
-                children.append(expand(exp, Node(one, node.inner, child.chain), False, interpolated))
+                children.append(
+                    expand(exp, Node(one, node.inner, child.chain), False, interpolated)
+                )
         elif entry.is_interpolated:
             children.append(child)
         else:
@@ -368,16 +387,18 @@ def _children(
 
 def _missing(exp: Expansion, node: Node) -> ComposeError:
     if not node.is_group:
-        return DefaultsError("a config entry cannot be `???`", origin=str(node.entry.where))
+        return SourceError("a config entry cannot be `???`", origin=str(node.entry.where))
     options = exp.repo.options(node.group)
-    return DefaultsError(
+    return SourceError(
         f"{node.key} must be chosen",
-        origin=_chain_text(node.chain),
+        origin=chain_text(node.chain),
         hint=f"add {node.key}=OPTION; the options are {', '.join(options) or '(none)'}",
     )
 
 
-def _choices_map(exp: Expansion, node: Node, entries: list[Entry], self_added: bool) -> dict[str, Any]:
+def _choices_map(
+    exp: Expansion, node: Node, entries: list[Entry], self_added: bool
+) -> dict[str, Any]:
     """What an interpolated option reads: every choice made so far, and this list's entries."""
     listed: list[Any] = []
     for entry in entries:
@@ -390,12 +411,38 @@ def _choices_map(exp: Expansion, node: Node, entries: list[Entry], self_added: b
             )
         else:
             listed.append(child.path)
-    return {**exp.known, "defaults": listed}
+    return {**exp.known, HYDRA_DEFAULTS: listed}
+
+
+_VALUE = "\x00choice"  # a key no choice can have: where the option's text is resolved
+
+
+def _decode(text: Any = None) -> Any:
+    """`oc.decode`: a text read by the override grammar (`${oc.decode:${db}}`)."""
+    return parse_element(text) if isinstance(text, str) else text
+
+
+def resolve_choice(text: str, choices: dict[str, Any], node: Node) -> str:
+    """An interpolated option (`${db}_${model}`), read from the choices by compose's resolver:
+    its key grammar takes `/` and `@` (`${server/db}`, `${db@source}`)."""
+    tree = {**choices, _VALUE: text}
+    try:
+        value = resolve_tree(tree, below=[(_VALUE,)], resolvers={"oc.decode": _decode})[_VALUE]
+    except ComposeError as error:
+        keys = ", ".join(k for k in choices if k != HYDRA_DEFAULTS) or "(none made yet)"
+        raise SourceError(
+            f"cannot resolve the option {text}: {error.errors[0].message}",
+            origin=chain_text(node.chain),
+            hint=f"an option's interpolation reads the choices: {keys}",
+        ) from None
+    if not isinstance(value, str):
+        raise SourceError(
+            f"the option {text} is not a name", value=value, origin=chain_text(node.chain)
+        )
+    return value
 
 
 def _resolve_entry(node: Node, choices: dict[str, Any]) -> Node:
-    from .interp import resolve_choice  # noqa: PLC0415 - kept apart: it reuses compose's resolver
-
     entry = node.entry
     if entry.kind == "group":
         text = entry.name or ""
@@ -425,7 +472,7 @@ def defaults_list(
     _check_unique(own + user)
     problems = _unused(exp)
     if problems:
-        raise problems[0] if len(problems) == 1 else _gathered(problems)
+        raise gather(problems)
     leaves = tuple(leaf for leaf in user if leaf.config_path != EMPTY_PRIMARY)
     return DefaultsResult(leaves, tuple(own), dict(exp.known), tuple(values), tuple(exp.warnings))
 
@@ -437,10 +484,10 @@ def _check_unique(leaves: list[Leaf]) -> None:
             continue
         if leaf.override_key in seen:
             first = seen[leaf.override_key]
-            raise DefaultsError(
+            raise SourceError(
                 f"{leaf.override_key} is in the defaults list twice",
-                origin=_chain_text(leaf.chain),
-                hint=f"first from {_chain_text(first.chain)}",
+                origin=chain_text(leaf.chain),
+                hint=f"first from {chain_text(first.chain)}",
             )
         seen[leaf.override_key] = leaf
 
@@ -453,18 +500,20 @@ def _unused(exp: Expansion) -> list[ComposeError]:
         candidates = sorted(exp.known_by_group.get(key.split("@")[0], set()))
         hint = f"did you mean {' or '.join(candidates)}?" if candidates else None
         if forced.external:
-            append = f"+{key}={_choice_text(forced.choice)} appends it"
-            hint = f"{hint} {append}" if hint else append
+            append = f"+{key}={_choice_text(forced.choice)} appends the entry"
+            hint = f"{hint} Or {append}" if hint else append
         where = str(forced.where) if not forced.external else forced.where.source
+        kind = ArgvError if forced.external else SourceError
         problems.append(
-            DefaultsError(f"no entry of the defaults list chooses {key}", origin=where, hint=hint)
+            kind(f"no entry of the defaults list chooses {key}", origin=where, hint=hint)
         )
     for key, deletion in exp.deletions.items():
         if key not in exp.deleted:
             shown = f"{key}={deletion.name}" if deletion.name is not None else key
             problems.append(
-                DefaultsError(
-                    f"no entry of the defaults list to delete: {shown}", origin=deletion.where.source
+                ArgvError(
+                    f"no entry of the defaults list to delete: {shown}",
+                    origin=deletion.where.source,
                 )
             )
     return problems
@@ -472,9 +521,3 @@ def _unused(exp: Expansion) -> list[ComposeError]:
 
 def _choice_text(choice: Choice) -> str:
     return f"[{','.join(choice)}]" if isinstance(choice, tuple) else str(choice)
-
-
-def _gathered(problems: list[ComposeError]) -> ComposeError:
-    from compose.errors import gather  # noqa: PLC0415 - an error path
-
-    return gather(problems)

@@ -1,4 +1,7 @@
-"""Hydra's command-line override grammar, read by hand (no ANTLR): text -> `Override`.
+"""Hydra's command-line override grammar, the one parser of it: text -> `Override`.
+
+Group choices (`db=mysql`), value overrides (`trainer.lr=1e-3`) and sweeps (`lr=0.1,0.2`) are
+all read here; `tree` and `compose._merge.hydra_values` take what they need of the result.
 
     override  = key "=" [ws] [value]          set (`key=` is the empty string)
               | "~" key [ "=" [ws] [value] ]  delete (strict when a value is given)
@@ -26,12 +29,14 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import math
 import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Literal
 
-from compose.errors import ComposeError
+from compose._tree import MAX_DEPTH
+from compose.errors import ArgvError
 
 # --- values -------------------------------------------------------------------------------
 
@@ -133,10 +138,6 @@ def plain(value: Any) -> Any:
     return value
 
 
-class OverrideError(ComposeError):
-    """An override that does not parse."""
-
-
 # --- the key part -------------------------------------------------------------------------
 
 _INT_UNSIGNED = r"(?:0|[1-9](?:_?[0-9])*)"
@@ -150,9 +151,11 @@ _GROUP = re.compile(rf"{_ID}(?:/{_ID})+")
 def _split_key(text: str, key: str) -> tuple[str, str | None]:
     path, at, package = key.partition("@")
     if not (_PACKAGE.fullmatch(path) or _GROUP.fullmatch(path)):
-        raise OverrideError("not a key (a dotted path or a group/path)", value=text, key=path or None)
+        raise ArgvError(
+            f"{path or 'an empty key'} is not a key (a dotted path or a group/path)", origin=text
+        )
     if at and not _PACKAGE.fullmatch(package):
-        raise OverrideError("not a package (a dotted path)", value=text, key=package)
+        raise ArgvError(f"{package} is not a package (a dotted path)", origin=text)
     return path, (package if at else None)
 
 
@@ -170,11 +173,18 @@ def parse_override(text: str) -> Override:
     path, package = _split_key(text, key)
     if not eq:
         if action != "delete":
-            raise OverrideError("an override is KEY=VALUE (or ~KEY to delete)", value=text)
+            raise ArgvError(
+                "an override is KEY=VALUE, +KEY=VALUE, ++KEY=VALUE or ~KEY", origin=text
+            )
         return Override(text, action, path, package, None, False)
     value_text = value_text.lstrip(" \t")
     value = _Parser(text, value_text).value() if value_text else ""
     return Override(text, action, path, package, value, True)
+
+
+def parse_element(text: str) -> Any:
+    """One element of the value grammar (`oc.decode`'s reading of a text), quotes undone."""
+    return plain(_Parser(text, text).element()) if text.strip() else text
 
 
 # --- the value part: tokens ---------------------------------------------------------------
@@ -182,7 +192,9 @@ def parse_override(text: str) -> Override:
 _WS = r"[ \t]*"
 _DIGITS = r"[0-9](?:_?[0-9])*"
 _POINT = rf"(?:{_INT_UNSIGNED}?\.{_DIGITS}|{_INT_UNSIGNED}\.)"
-_FLOAT = rf"[+-]?(?:(?:{_POINT}|{_INT_UNSIGNED})[eE][+-]?{_DIGITS}|{_POINT}|[Ii][Nn][Ff]|[Nn][Aa][Nn])"
+_FLOAT = (
+    rf"[+-]?(?:(?:{_POINT}|{_INT_UNSIGNED})[eE][+-]?{_DIGITS}|{_POINT}|[Ii][Nn][Ff]|[Nn][Aa][Nn])"
+)
 _QUOTED = r"""(?s:"(?:(?:\\\\)*|.*?[^\\](?:\\\\)*)"|'(?:(?:\\\\)*|.*?[^\\](?:\\\\)*)')"""
 _ESCAPES = r"(?:\\\\|\\\(|\\\)|\\\[|\\\]|\\\{|\\\}|\\:|\\=|\\,|\\ |\\\t)+"
 
@@ -231,8 +243,10 @@ def _tokens(whole: str, text: str) -> list[_Token]:
             if match and match.end() > pos and (best is None or match.end() > best[0]):
                 best = (match.end(), kind)
         if best is None:
-            raise OverrideError(
-                f"unexpected character {text[pos]!r} at column {pos + 1} of the value", value=whole
+            raise ArgvError(
+                f"unexpected character {text[pos]!r} at column {pos + 1} of the value",
+                origin=whole,
+                hint="quote a value that holds it: key='...'",
             )
         out.append(_Token(best[1], text[pos : best[0]], pos))
         pos = best[0]
@@ -247,14 +261,19 @@ class _Parser:
         self.whole = whole
         self.toks = _tokens(whole, text)
         self.pos = 0
+        self.depth = 0
 
     def _peek(self, offset: int = 0) -> str | None:
         at = self.pos + offset
         return self.toks[at].kind if at < len(self.toks) else None
 
-    def _fail(self, what: str) -> OverrideError:
-        where = f"column {self.toks[self.pos].column + 1}" if self.pos < len(self.toks) else "the end"
-        return OverrideError(f"{what} at {where} of the value", value=self.whole)
+    def _fail(self, what: str) -> ArgvError:
+        at = self.pos < len(self.toks)
+        where = f"column {self.toks[self.pos].column + 1}" if at else "the end"
+        hint = None
+        if at and self.toks[self.pos].kind in ("=", ",", ":"):
+            hint = f"quote a value that holds {self.toks[self.pos].kind.strip()!r}: key='...'"
+        return ArgvError(f"{what} at {where} of the value", origin=self.whole, hint=hint)
 
     def _expect(self, kind: str) -> None:
         if self._peek() != kind:
@@ -277,12 +296,16 @@ class _Parser:
 
     def element(self) -> Any:
         kind = self._peek()
-        if kind == "ID" and self._peek(1) == "(":
-            return self.function()
-        if kind == "[":
-            return self.list_()
-        if kind == "{":
-            return self.dict_()
+        if kind in ("[", "{") or (kind == "ID" and self._peek(1) == "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise self._fail(f"lists, dicts or calls nested deeper than {MAX_DEPTH} levels")
+            try:
+                if kind == "[":
+                    return self.list_()
+                return self.dict_() if kind == "{" else self.function()
+            finally:
+                self.depth -= 1
         return self.primitive(_PRIMITIVE_KINDS)
 
     def list_(self) -> list[Any]:
@@ -394,9 +417,9 @@ def unquote(token: str) -> str:
 def call_function(whole: str, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
     function = _FUNCTIONS.get(name)
     if function is None:
-        raise OverrideError(
+        raise ArgvError(
             f"unknown function {name}()",
-            value=whole,
+            origin=whole,
             hint=f"the functions are {', '.join(sorted(_FUNCTIONS))}",
         )
     args = [a.text if isinstance(a, Quoted) else a for a in args]
@@ -404,7 +427,7 @@ def call_function(whole: str, name: str, args: list[Any], kwargs: dict[str, Any]
     try:
         return function(*args, **kwargs)
     except (TypeError, ValueError, ArithmeticError) as error:
-        raise OverrideError(f"{name}(): {error}", value=whole) from None
+        raise ArgvError(f"{name}(): {error}", origin=whole) from None
 
 
 def _one_or_choice(args: tuple[Any, ...], value: Any) -> Any:
@@ -570,32 +593,49 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 # --- sweeps as job overrides --------------------------------------------------------------
 
 
-def sweep_values(sweep: Any, options: Callable[[], list[str]]) -> list[Any]:
-    """The values a discrete sweep takes, in order; `options` lists a group's (for glob)."""
+MAX_SWEEP_VALUES = 100_000  # values one sweep may take: counted before any is made
+
+
+def sweep_values(sweep: Any, options: Callable[[], list[str]], text: str) -> list[Any]:
+    """The values a discrete sweep takes, in order; `options` lists a group's (for glob);
+    `text`: the override as typed, for errors."""
     if getattr(sweep, "shuffled", False):
-        raise OverrideError("shuffle() is random: a sweep here is reproducible, so it is refused")
+        raise ArgvError(
+            "shuffle() is random: a sweep here is reproducible, so it is refused",
+            origin=text,
+            hint="list the values in the order wanted",
+        )
     if isinstance(sweep, ChoiceSweep):
         return list(sweep.items)
     if isinstance(sweep, RangeSweep):
-        return _range_values(sweep)
+        return _range_values(sweep, text)
     if isinstance(sweep, GlobSweep):
         return list(sweep.select(options()))
-    raise OverrideError("an interval is not a list of values: the basic sweeper cannot run it")
+    raise ArgvError("an interval is not a list of values: a sweep here needs values", origin=text)
 
 
-def _range_values(sweep: RangeSweep) -> list[int | float]:
+def _range_values(sweep: RangeSweep, text: str) -> list[int | float]:
+    if sweep.step == 0:
+        raise ArgvError("range() with a step of 0", origin=text)
     if all(isinstance(v, int) for v in (sweep.start, sweep.stop, sweep.step)):
-        return list(range(int(sweep.start), int(sweep.stop), int(sweep.step)))
+        values = range(int(sweep.start), int(sweep.stop), int(sweep.step))
+        if len(values) > MAX_SWEEP_VALUES:
+            raise _too_many(text)
+        return list(values)
+    if not all(math.isfinite(v) for v in (sweep.start, sweep.stop, sweep.step)):
+        raise ArgvError("range() of values that are not finite", origin=text)
     start, stop, step = Decimal(sweep.start), Decimal(sweep.stop), Decimal(sweep.step)
-    if step == 0:
-        raise OverrideError("a range with a step of 0")
+    if (stop - start) / step > MAX_SWEEP_VALUES:
+        raise _too_many(text)
     out: list[int | float] = []
     while (start < stop) if step > 0 else (start > stop):
         out.append(float(start))
         start += step
-        if len(out) > 100_000:
-            raise OverrideError("a range of more than 100,000 values")
     return out
+
+
+def _too_many(text: str) -> ArgvError:
+    return ArgvError(f"a range of more than {MAX_SWEEP_VALUES:,} values", origin=text)
 
 
 _SPECIAL = re.compile(r"[\\()\[\]{}:=, \t]")

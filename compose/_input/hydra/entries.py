@@ -17,12 +17,20 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from compose.errors import ComposeError
+from compose._syntax import (
+    HYDRA_DEFAULTS,
+    HYDRA_GLOBAL,
+    HYDRA_GROUP,
+    HYDRA_HERE,
+    HYDRA_OPTIONAL,
+    HYDRA_OVERRIDE,
+    INTERPOLATION,
+    MANDATORY,
+    SELF,
+)
+from compose.errors import ComposeError, SourceError, gather
 
-SELF = "_self_"
-MISSING = "???"
-GLOBAL = "_global_"
-HERE = "_here_"
+GLOBAL = HYDRA_GLOBAL
 
 Choice = str | tuple[str, ...] | None  # an option, several (multi-select), or none
 
@@ -64,16 +72,12 @@ class Entry:
 
     @property
     def is_missing(self) -> bool:
-        return self.name == MISSING
+        return self.name == MANDATORY
 
     @property
     def is_interpolated(self) -> bool:
         text = self.target if self.kind == "config" else self.name
-        return isinstance(text, str) and "${" in text
-
-
-class DefaultsError(ComposeError):
-    """A defaults list that Hydra refuses, or a choice that cannot be made."""
+        return isinstance(text, str) and INTERPOLATION in text
 
 
 def _split_package(text: str) -> tuple[str, str | None]:
@@ -81,24 +85,28 @@ def _split_package(text: str) -> tuple[str, str | None]:
     if not at:
         return head, None
     package = package.partition(":")[0]  # Hydra 1.0's `@a:b` rename: only `a` is read since 1.1
-    return head, ("" if package == HERE else package)
+    return head, ("" if package == HYDRA_HERE else package)
 
 
 def parse_defaults(shown: str, raw: Any, lines: Mapping[tuple[Any, ...], int]) -> tuple[Entry, ...]:
     """The entries of a config's `defaults` value (`lines`: the file's key lines)."""
     if not isinstance(raw, list):
         kind = "a mapping" if isinstance(raw, dict) else type(raw).__name__
-        raise DefaultsError(f"`defaults` must be a list, not {kind}", origin=_at(shown, lines, ("defaults",)))
+        raise SourceError(
+            f"`defaults` must be a list, not {kind}",
+            origin=_at(shown, lines, (HYDRA_DEFAULTS,)),
+            hint="write each entry as a list item: `- db: mysql`",
+        )
     problems: list[ComposeError] = []
     entries: list[Entry] = []
     for index, item in enumerate(raw):
-        where = Where(shown, lines.get(("defaults", index)))
+        where = Where(shown, lines.get((HYDRA_DEFAULTS, index)))
         try:
             entries.append(parse_entry(item, where))
         except ComposeError as problem:
             problems.append(problem)
     if problems:
-        raise problems[0] if len(problems) == 1 else _group(problems)
+        raise gather(problems)
     return tuple(entries)
 
 
@@ -107,30 +115,32 @@ def parse_entry(item: Any, where: Where) -> Entry:
         path, package = _split_package(item)
         if path == SELF:
             if package is not None:
-                raise DefaultsError("`_self_` takes no package", value=item, origin=str(where))
+                raise SourceError("`_self_` takes no package", value=item, origin=str(where))
             return Entry("self", SELF, where=where)
         if not path:
-            raise DefaultsError("an entry names a config", value=item, origin=str(where))
+            raise SourceError("an entry names a config", value=item, origin=str(where))
         return Entry("config", path, package=package, where=where)
     if isinstance(item, dict):
         if len(item) != 1:
-            raise DefaultsError("an entry is one `group: option` pair", value=item, origin=str(where))
+            raise SourceError("an entry is one `group: option` pair", value=item, origin=str(where))
         ((key, value),) = item.items()
         if not isinstance(key, str):
-            raise DefaultsError("a group is text", value=key, origin=str(where))
+            raise SourceError("a group is text", value=key, origin=str(where))
         head, package = _split_package(key)
         words = head.split(" ")
         group, keywords = words[-1], words[:-1]
         optional = override = False
-        for word in keywords:  # Hydra reads keywords up to the first other word, and ignores the rest
-            if word == "optional":
+        for (
+            word
+        ) in keywords:  # Hydra reads keywords up to the first other word, and ignores the rest
+            if word == HYDRA_OPTIONAL:
                 optional = True
-            elif word == "override":
+            elif word == HYDRA_OVERRIDE:
                 override = True
             else:
                 break
         if not group:
-            raise DefaultsError("an entry names a group", value=item, origin=str(where))
+            raise SourceError("an entry names a group", value=item, origin=str(where))
         return Entry(
             "group",
             group,
@@ -140,7 +150,9 @@ def parse_entry(item: Any, where: Where) -> Entry:
             override=override,
             where=where,
         )
-    raise DefaultsError("an entry is a config name or a `group: option` pair", value=item, origin=str(where))
+    raise SourceError(
+        "an entry is a config name or a `group: option` pair", value=item, origin=str(where)
+    )
 
 
 def _choice(value: Any, item: Any, where: Where) -> Choice:
@@ -148,20 +160,14 @@ def _choice(value: Any, item: Any, where: Where) -> Choice:
         return value
     if isinstance(value, list):
         if not all(isinstance(v, str) for v in value):
-            raise DefaultsError("the options of a list are names", value=item, origin=str(where))
+            raise SourceError("the options of a list are names", value=item, origin=str(where))
         return tuple(value)
-    raise DefaultsError("an option is a name, a list of names or null", value=item, origin=str(where))
+    raise SourceError("an option is a name, a list of names or null", value=item, origin=str(where))
 
 
 def _at(shown: str, lines: Mapping[tuple[Any, ...], int], path: tuple[Any, ...]) -> str:
     line = lines.get(path)
     return f"{shown}:{line}" if line is not None else shown
-
-
-def _group(problems: list[ComposeError]) -> ComposeError:
-    from compose.errors import gather  # noqa: PLC0415 - only on an error path
-
-    return gather(problems)
 
 
 # --- where an entry stands, and what follows from it ---------------------------------------
@@ -222,9 +228,9 @@ def header_package(header: str | None) -> str | None:
 
 def declared_package(entry: Entry, place: Place) -> str | None:
     """The entry's own `@package`; `_group_` in it is the group's path (absolute)."""
-    if entry.package is None or "_group_" not in entry.package:
+    if entry.package is None or HYDRA_GROUP not in entry.package:
         return entry.package
-    return f"{GLOBAL}." + entry.package.replace("_group_", default_package(entry, place))
+    return f"{GLOBAL}." + entry.package.replace(HYDRA_GROUP, default_package(entry, place))
 
 
 def final_package(entry: Entry, place: Place, header: str | None) -> str:

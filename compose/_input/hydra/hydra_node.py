@@ -1,7 +1,7 @@
 """Hydra's own configs, as a Hydra 1.3 tree sees them: the `hydra/...` groups and their options,
 and `hydra/config`, whose defaults list chooses one option of each.
 
-These are described here in our own words (keys only where values do not matter): the `hydra`
+These are described in our own words (keys only where values do not matter): the `hydra`
 node is dropped from every result, but its groups can be chosen (`hydra/launcher=basic`), its
 keys set (`hydra.run.dir=out`), and a key it does not have is an error (`hydra.foo=bar`).
 """
@@ -9,6 +9,8 @@ keys set (`hydra.run.dir=out`), and a key it does not have is an error (`hydra.f
 from __future__ import annotations
 
 from typing import Any
+
+from compose._syntax import MANDATORY
 
 _LOGGING: dict[str, Any] = {
     "version": 1,
@@ -27,7 +29,10 @@ PKG_NODES: dict[str, tuple[dict[str, Any], str | None]] = {
         f"hydra/hydra_logging/{n}": (dict(_LOGGING), None)
         for n in ("default", "disabled", "hydra_debug", "none")
     },
-    **{f"hydra/job_logging/{n}": (dict(_LOGGING), None) for n in ("default", "disabled", "none", "stdout")},
+    **{
+        f"hydra/job_logging/{n}": (dict(_LOGGING), None)
+        for n in ("default", "disabled", "none", "stdout")
+    },
     "hydra/output/default": ({"run": {"dir": ""}, "sweep": {"dir": "", "subdir": ""}}, "hydra"),
 }
 
@@ -46,34 +51,39 @@ HYDRA_CONFIG: dict[str, Any] = {
     ],
     "mode": None,
     "searchpath": [],
-    "run": {"dir": "???"},
-    "sweep": {"dir": "???", "subdir": "???"},
-    "hydra_logging": "???",
-    "job_logging": "???",
-    "sweeper": "???",
-    "launcher": "???",
+    "run": {"dir": MANDATORY},
+    "sweep": {"dir": MANDATORY, "subdir": MANDATORY},
+    "hydra_logging": MANDATORY,
+    "job_logging": MANDATORY,
+    "sweeper": MANDATORY,
+    "launcher": MANDATORY,
     "callbacks": {},
-    "help": {"app_name": "???", "header": "???", "footer": "???", "template": "???"},
-    "hydra_help": {"hydra_help": "???", "template": "???"},
+    "help": {
+        "app_name": MANDATORY,
+        "header": MANDATORY,
+        "footer": MANDATORY,
+        "template": MANDATORY,
+    },
+    "hydra_help": {"hydra_help": MANDATORY, "template": MANDATORY},
     "output_subdir": ".hydra",
     "overrides": {"hydra": [], "task": []},
     "job": {
-        "name": "???",
+        "name": MANDATORY,
         "chdir": None,
-        "override_dirname": "???",
-        "id": "???",
-        "num": "???",
-        "config_name": "???",
+        "override_dirname": MANDATORY,
+        "id": MANDATORY,
+        "num": MANDATORY,
+        "config_name": MANDATORY,
         "env_set": {},
         "env_copy": [],
         "config": {"override_dirname": {"kv_sep": "=", "item_sep": ",", "exclude_keys": []}},
     },
     "runtime": {
-        "version": "???",
-        "version_base": "???",
-        "cwd": "???",
-        "config_sources": "???",
-        "output_dir": "???",
+        "version": MANDATORY,
+        "version_base": MANDATORY,
+        "cwd": MANDATORY,
+        "config_sources": MANDATORY,
+        "output_dir": MANDATORY,
         "choices": {},
     },
     "verbose": False,
@@ -98,7 +108,10 @@ NOT_NULL = frozenset(
 # What Hydra registers in its ConfigStore (the last source): path -> (data, package)
 STORE_NODES: dict[str, tuple[dict[str, Any], str | None]] = {
     "hydra/config": (HYDRA_CONFIG, None),
-    "hydra/launcher/basic": ({"_target_": "hydra._internal.core_plugins.basic_launcher.BasicLauncher"}, None),
+    "hydra/launcher/basic": (
+        {"_target_": "hydra._internal.core_plugins.basic_launcher.BasicLauncher"},
+        None,
+    ),
     "hydra/sweeper/basic": (
         {
             "_target_": "hydra._internal.core_plugins.basic_sweeper.BasicSweeper",

@@ -1,0 +1,99 @@
+"""From a config name and a command line to the defaults tree's leaves, in Hydra 1.3's order
+(each step can fail; a step's problems are reported together):
+
+  1. every override parses (`grammar`);
+  2. the primary config is read: a list or a scalar is refused;
+  3. `hydra.searchpath` (the command line's first, else the primary's) adds sources;
+  4. outside multirun a sweep is refused; in multirun Hydra's settings and intervals are
+     (`sweeps.check_sweeps`);
+  5. the defaults tree (`tree.defaults_list`).
+What the leaves hold is merged by the fold (`compose._merge.typed`), after which the value
+overrides apply (`compose._merge.hydra_values`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+
+from compose._input.hydra.entries import Where
+from compose._input.hydra.grammar import Override, parse_override
+from compose._input.hydra.repository import Loaded, Repository, StoreValue, make_repository
+from compose._input.hydra.sweeps import check_sweeps
+from compose._input.hydra.tree import DefaultsResult, defaults_list
+from compose._syntax import HYDRA_NODE, HYDRA_SEARCHPATH
+from compose.errors import ArgvError, ComposeError, SourceError, gather
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    repo: Repository
+    primary: Loaded | None
+    overrides: tuple[Override, ...]
+    defaults: DefaultsResult
+
+
+def parse_overrides(overrides: list[str]) -> list[Override]:
+    """Every override parsed; all that do not parse, at once."""
+    parsed: list[Override] = []
+    problems: list[ComposeError] = []
+    for text in overrides:
+        if not isinstance(text, str):
+            problems.append(ArgvError("an override is a string", value=text, origin="overrides"))
+            continue
+        try:
+            parsed.append(parse_override(text))
+        except ComposeError as problem:
+            problems.append(problem)
+    if problems:
+        raise gather(problems)
+    return parsed
+
+
+def searchpath(primary: Loaded | None, overrides: list[Override]) -> tuple[list[str] | None, str]:
+    """The search path's extra sources, and where they were named: the first override whose
+    key is exactly `hydra.searchpath`, else the primary config's `hydra.searchpath`."""
+    given = next((o for o in overrides if o.key_element == HYDRA_SEARCHPATH), None)
+    if given is not None:
+        value, origin = given.plain(), given.text
+    else:
+        data = primary.data if primary is not None else None
+        hydra = data.get(HYDRA_NODE) if isinstance(data, dict) else None
+        value = hydra.get("searchpath") if isinstance(hydra, dict) else None
+        origin = primary.shown if primary is not None else ""
+    if value is None:
+        return None, origin
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ArgvError(
+            f"{HYDRA_SEARCHPATH} is a list of file:// or pkg:// texts",
+            value=value,
+            origin=origin,
+            hint=f"{HYDRA_SEARCHPATH}=[file://DIR,pkg://PACKAGE]",
+        )
+    return value, origin
+
+
+def prepare(
+    directory: str | None,
+    config_name: str | None,
+    overrides: list[str],
+    *,
+    store: Mapping[str, StoreValue] | None,
+    multirun: bool,
+) -> Prepared:
+    parsed = parse_overrides(overrides)
+    cwd = os.getcwd()
+    repo = make_repository(directory, [], store, cwd)
+    primary = repo.load(config_name) if config_name is not None else None
+    if primary is not None and not isinstance(primary.data, dict):
+        raise SourceError(
+            "a primary config is a mapping", value=type(primary.data).__name__, origin=primary.shown
+        )
+    extra, origin = searchpath(primary, parsed)
+    if extra is not None:
+        repo = make_repository(directory, extra, store, cwd, origin)
+    check_sweeps(parsed, multirun)
+    where = Where(primary.shown if primary is not None else (config_name or ""))
+    result = defaults_list(repo, config_name, parsed, multirun, where)
+    return Prepared(repo, primary, tuple(parsed), result)

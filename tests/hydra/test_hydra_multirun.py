@@ -1,0 +1,89 @@
+"""Multirun (`compose_hydra(..., multirun=True)`): the jobs are the product of the overrides'
+values in command-line order, the last varying fastest, each composed on its own; `a,b`,
+`choice()`, `range()` (floats too) and `glob()` over a group's options; a sweep outside
+multirun, an interval and a sweep of Hydra's own settings are refused; a job that fails names
+itself, and every failing job is reported."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from compose import ArgvError, ComposeError, compose_hydra
+
+# Trees written short: most primaries have no _self_, which Hydra (and compose) warn of
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+
+@pytest.fixture
+def conf(write: WriteFile) -> str:
+    write("conf/config.yaml", "defaults:\n  - db: ???\nlr: 0.1\n")
+    for name in ("mysql", "sqlite", "postgresql"):
+        write(f"conf/db/{name}.yaml", f"driver: {name}\n")
+    return "conf"
+
+
+def jobs(conf: str, overrides: list[str]) -> list[list[str]]:
+    return [job for job, _ in compose_hydra(conf, "config", overrides, multirun=True)]
+
+
+def test_the_product_in_hydra_order(conf: str) -> None:
+    runs = compose_hydra(conf, "config", ["db=mysql,sqlite", "lr=1,2"], multirun=True)
+    assert [job for job, _ in runs] == [
+        ["db=mysql", "lr=1"],
+        ["db=mysql", "lr=2"],
+        ["db=sqlite", "lr=1"],
+        ["db=sqlite", "lr=2"],
+    ]
+    assert runs[3][1] == {"db": {"driver": "sqlite"}, "lr": 2}
+
+
+def test_range_glob_choice_and_a_key_given_twice(conf: str) -> None:
+    assert jobs(conf, ["db=glob(*sql*,exclude=mysql)", "lr=range(0,1,0.5)"]) == [
+        ["db=postgresql", "lr=0.0"],
+        ["db=postgresql", "lr=0.5"],
+        ["db=sqlite", "lr=0.0"],
+        ["db=sqlite", "lr=0.5"],
+    ]
+    assert jobs(conf, ["lr=1,2", "db=mysql", "lr=choice(3)"]) == [["lr=3", "db=mysql"]]
+
+
+def test_a_quoted_or_special_value_is_written_back_so_it_reads_the_same(conf: str) -> None:
+    runs = compose_hydra(conf, "config", ["db=mysql", "+tag='a b',x\\,y"], multirun=True)
+    assert [job[1] for job, _ in runs] == ["+tag='a b'", "+tag=x\\,y"]
+    assert [config["tag"] for _, config in runs] == ["a b", "x,y"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "multirun", "message"),
+    [
+        (["db=mysql,sqlite"], False, "a comma list is a sweep: it needs multirun"),
+        (["db=mysql", "lr=range(3)"], False, "a sweep needs multirun"),
+        (["db=mysql", "lr=interval(0,1)"], True, "interval() is a range of real numbers"),
+        (["db=mysql", "hydra.verbose=true,false"], True, "Hydra's own settings cannot be swept"),
+        (["db=mysql", "lr=shuffle(1,2)"], True, "shuffle() is random"),
+    ],
+)
+def test_refused_sweeps(conf: str, overrides: list[str], multirun: bool, message: str) -> None:
+    with pytest.raises(ArgvError) as caught:
+        compose_hydra(conf, "config", overrides, multirun=multirun)
+    assert message in caught.value.message
+
+
+def test_every_failing_job_is_named(conf: str) -> None:
+    with pytest.raises(ComposeError) as caught:
+        compose_hydra(conf, "config", ["db=mysql,oracle,db2"], multirun=True)
+    shown = str(caught.value)
+    assert "job 1 (db=oracle)" in shown and "job 2 (db=db2)" in shown
+    assert len(caught.value.errors) == 2
+
+
+def test_a_multirun_too_large_is_refused_before_any_job_composes(conf: str) -> None:
+    with pytest.raises(ArgvError, match="a multirun of 1,000,000 jobs"):
+        compose_hydra(
+            conf, "config", ["db=mysql", "lr=range(1000)", "+b=range(1000)"], multirun=True
+        )
