@@ -165,7 +165,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
 )
 
 BY_NAME = {command.name: command for command in SUBCOMMANDS}
-_HELP_OPTION = Option(" | ".join(HELP_FLAGS), "", "this help")
+_HELP_OPTION = Option(HELP_FLAGS[1], "", f"this help (or {HELP_FLAGS[0]})")
 _ARGV = "ARGV is an entrypoint's command line (@ a.toml --trainer @ t.toml --trainer.lr 1e-3)."
 _RULE = "A command's options come first: the first other token, or --, ends them."
 _LATE = {  # what an option given after the operands is, and how to say what looks like one

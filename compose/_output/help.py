@@ -134,6 +134,7 @@ def entrypoint_section() -> Section:
     """The flags every entrypoint takes besides its schema's (`cli`: sweeps, reruns, help),
     named by the constants that reserve them (`compose._syntax`)."""
     name, run_dir, output, executor, resume = SWEEP_CONTROLS
+    short_help, long_help = HELP_FLAGS
     rows = [
         (SWEEP_FLAG, "@ FILE", "run a sweep: each point of the sweep file (several: a product)"),
         (f"{SWEEP_FLAG}.KEY", "V1 V2 ...", "a sweep axis: a point per value, times the other axes"),
@@ -144,7 +145,7 @@ def entrypoint_section() -> Section:
         (resume, "", "run again only the points that failed or never started"),
         (SWEEP_DRY_RUN, "", "with a sweep: write its records, run nothing"),
         (FROM_RUN_FLAG, "DIR", "compose a recorded run again (DIR/run.json), later flags on top"),
-        (" | ".join(HELP_FLAGS), "[SECTION]", "this help; with SECTION, only that section"),
+        (long_help, "[SECTION]", f"this help (or {short_help}); with SECTION, only that section"),
     ]
     entries = [Entry(flag, argument, "", "", text) for flag, argument, text in rows]
     return Section("", "sweeps, reruns and help", entries)
