@@ -94,6 +94,11 @@ SWEEP_CONTROLS = (
     "--sweep-resume",
 )
 FROM_RUN_FLAG = "--from-run"
+SWEEP_DRY_RUN = "--dry-run"  # in sweep mode only: write the records, submit nothing
+HELP_FLAGS = ("-h", "--help")  # `--help [SECTION]`: an entrypoint's help, or a section's
+
+# The width plain help fills when set (else the terminal's, else 80): as rich and argparse read it
+COLUMNS_VARIABLE = "COLUMNS"
 
 
 def flag_name(token: str) -> str:

@@ -29,6 +29,7 @@ import tomli
 from test_docs import DOCS, MARKDOWN, ROOT, SHELL_LANGS, blocks_of, commands_of, shown
 
 from compose._cli.command import COMMAND_OPTIONS, split_options
+from compose._cli.usage import BY_NAME
 from compose._syntax import FROM_RUN_FLAG, SWEEP_CONTROLS, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose.errors import ArgvError
 
@@ -172,7 +173,7 @@ def problem_of(args: list[str]) -> str | None:
         return f"no subcommand {name!r} (there are {', '.join(COMMAND_OPTIONS)})"
     allowed = COMMAND_OPTIONS[name]
     try:
-        options = split_options(args[1:], allowed)
+        options = split_options(args[1:], BY_NAME[name])  # an option after ARGV: an error
     except ArgvError as error:
         return f"compose {name}: {error}"
     if "--" in args[1:] and name in COMPOSING:
@@ -212,7 +213,7 @@ def test_the_check_finds_what_it_looks_for() -> None:
     assert problem_of(["status", "--watch", "runs/x"]) is not None  # an option of no command
     assert problem_of(["show", "--origin", "@", "a.toml"]) is not None  # ARGV, spelled as one
     assert problem_of(["show", "--schema"]) is not None  # expects a value
-    assert problem_of(["show", "@", "a.toml", "--origins"]) is None  # ARGV's own key
+    assert problem_of(["show", "@", "a.toml", "--origins"]) is not None  # options come first
     assert problem_of(["show", "--", "--resolved"]) is None
     assert problem_of(["diff", "--as-argv", "@", "a.toml", "--", "@", "b.toml"]) is None
 

@@ -422,7 +422,10 @@ def test_help_shows_each_variant_of_an_untagged_union_and_says_who_chooses() -> 
     assert "(one of Local, Remote: Pydantic chooses the one the keys set fit (smart mode))" in text
 
 
-def test_help_describes_a_section_by_its_class_docstring_without_its_own() -> None:
+def test_help_describes_a_section_by_its_class_docstring_without_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the description on the flag's line, unwrapped
     text = _help_of(Launch)
     assert "  --engine Engine" in text
     assert (

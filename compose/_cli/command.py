@@ -1,21 +1,15 @@
 """The `compose` command: see what a composition gives, where each value came from, and why.
 
-    compose show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
-    compose explain [--schema MODULE:CLASS] KEY ARGV...
-    compose diff [--resolved] [--as-argv] [--schema MODULE:CLASS] LEFT... -- RIGHT...
-    compose check [--schema MODULE:CLASS] [--roles FILE] [--quiet] PATH...
-    compose schema MODULE:CLASS
-    compose completion bash|zsh|fish PROG
-    compose job DIR
-    compose status DIR
-    compose migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...
-
-ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr 1e-3`). The
-command's own options come first; `--` ends them (for `diff`, the first `--` after LEFT
-separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found differences,
-2 bad input, with the error on stderr and never a traceback; `job` exits with its command's
-exit code, `status` with 0 whatever the points' states; `migrate --check` exits 1 when a file
-would change.
+Its subcommands, their options and their help are one table, `compose._cli.usage.SUBCOMMANDS`
+(`compose --help` prints them all, `compose show --help` one); `COMMAND_OPTIONS` is derived
+from it. ARGV is an entrypoint's command line (`@ a.toml --trainer @ t.toml --trainer.lr
+1e-3`). A subcommand's own options come first; the first other token, or `--`, ends them. One
+given after the operands is an error saying so, never a config key: a key named like an option
+is set after `--`, after which no token is an option (for `diff`, the first `--` after LEFT
+then separates the two sides). Exit codes: 0 done (diff: no difference), 1 diff found
+differences, 2 bad input, with the error on stderr and never a traceback; `job` exits with its
+command's exit code, `status` with 0 whatever the points' states; `migrate --check` exits 1
+when a file would change.
 """
 
 from __future__ import annotations
@@ -40,6 +34,7 @@ from compose._cli.entry import (
     write_text,
 )
 from compose._cli.roles import load_schema
+from compose._cli.usage import BY_NAME, SUBCOMMANDS, Subcommand, command_help, usage_text
 from compose._input.argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
 from compose._input.env import with_environment
 from compose._input.options import Options as ComposeOptions
@@ -49,68 +44,31 @@ from compose._merge.composed import Composed
 from compose._merge.defaults import default_at
 from compose._merge.fold import compose_items
 from compose._merge.lists import element_origins
+from compose._output.help import help_width
 from compose._output.plain import to_data
 from compose._output.toml import to_toml
 from compose._schema.plan import plan_of
 from compose._schema.secrets import is_secret_path, masked_secrets, masked_value
 from compose._schema.shape import section_models
 from compose._schema.walk import walk
-from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, snake_case, split_dotted
+from compose._syntax import (
+    HELP_FLAGS,
+    NONE_TEXT,
+    SECRET_MASK,
+    dotted,
+    snake_case,
+    split_dotted,
+)
 from compose._tree import KeyPath, at_path, equal_data, replaced
 from compose.errors import ArgvError, ComposeError, closest, printable
 
-USAGE = """usage: compose COMMAND [OPTIONS] ARGV...
-
-commands:
-  show [--resolved] [--schema MODULE:CLASS] [--format toml|json] [--origins] ARGV...
-      print the composition of ARGV (interpolations as written, unless --resolved)
-  explain [--schema MODULE:CLASS] KEY ARGV...
-      every node that set KEY, in order, and the value that wins
-  diff [--resolved] [--as-argv] [--schema MODULE:CLASS] LEFT... -- RIGHT...
-      the values that differ between two compositions, with their origins; with --as-argv,
-      the flags that, put after LEFT, give RIGHT (one shell-quoted line, none if equal)
-  check [--schema MODULE:CLASS] [--roles FILE] [--quiet] PATH...
-      every config file under PATH judged as what it is (a root config, or an overlay at a
-      section: compose-check.toml says, or the config group's directory), every problem with
-      FILE:LINE; exits 1 if a file has one (for CI)
-  schema MODULE:CLASS
-      the JSON Schema of a config class (for editor completion of TOML files)
-  completion bash|zsh|fish PROG
-      the shell script that completes entrypoint PROG's flags (eval it in your shell's rc)
-  job DIR
-      run the command of a sweep's point (DIR/job.json), its output appended to DIR/log.txt,
-      its state in DIR/status.json; exits with the command's exit code (what executors run)
-  status DIR
-      how the points of the sweep in DIR (or the one point DIR) stand: a table of each point's
-      axis values, state, exit code and log, then a line per state
-  migrate --schema MODULE:CLASS [--section KEY] [--check] FILE...
-      rewrite old TOML files in place for the schema's version (its migrations), keeping
-      comments and layout; --section for a file loaded as --KEY @ FILE; --check only prints
-      the diff and exits 1 if a file would change
-
-show, explain and diff also take --search-path DIR (repeatable): where file names that do not
-exist as written are looked up (then the working directory, then $COMPOSE_PATH); and
---env-prefix PREFIX: variables named PREFIX and a key path (RL_TRAINER__OPTIM__LR, with RL_)
-set values below the files, as in an entrypoint with env_prefix=PREFIX
-"""
-_FLAGS = frozenset({"--resolved", "--origins", "--quiet", "--check", "--as-argv"})
-_REPEATED = frozenset({"--search-path"})  # valued, and each one given adds to the others
-_COMPOSING = frozenset({"--env-prefix"}) | _REPEATED  # of every command that composes ARGV
-_VALUED = frozenset({"--schema", "--format", "--roles", "--section"}) | _COMPOSING
-_ALL_OPTIONS = _FLAGS | _VALUED
-_ALLOWED = {
-    "show": frozenset({"--resolved", "--origins", "--schema", "--format"}) | _COMPOSING,
-    "check": frozenset({"--schema", "--roles", "--search-path", "--quiet"}),
-    "explain": frozenset({"--schema"}) | _COMPOSING,
-    "diff": frozenset({"--resolved", "--as-argv", "--schema"}) | _COMPOSING,
-    "schema": frozenset(),
-    "completion": frozenset(),
-    "job": frozenset(),
-    "status": frozenset(),
-    "migrate": frozenset({"--schema", "--section", "--check"}),
+# Each subcommand's option names, as the table gives them (tests/test_docs_surface.py reads it)
+COMMAND_OPTIONS: dict[str, frozenset[str]] = {
+    command.name: command.option_names for command in SUBCOMMANDS
 }
-COMMAND_OPTIONS = _ALLOWED  # the options each subcommand takes (tests/test_docs_surface.py)
-_HELP = ("-h", "--help", "help")
+_ALL_OPTIONS = frozenset().union(*COMMAND_OPTIONS.values())
+_HELP = (*HELP_FLAGS, "help")  # `compose help [COMMAND]`, `compose show help` too
+_END = "--"  # ends a subcommand's options: every token after it is an operand
 
 
 @dataclass
@@ -149,9 +107,6 @@ class Options:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in _HELP:
-        sys.stdout.write(USAGE)
-        return 0
     with warnings_as_lines():  # printed first: they explain what follows
         try:
             return _run(args)
@@ -165,47 +120,95 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    command = _COMMANDS.get(args[0])
-    if command is None:
-        known = ", ".join(_COMMANDS)
-        raise ArgvError("unknown command", value=args[0], hint=f"commands: {known}")
-    options = split_options(args[1:], _ALLOWED[args[0]])
-    if options.help:
-        sys.stdout.write(USAGE)
+    if not args or args[0] in _HELP:  # `compose`, `compose --help`, `compose help [COMMAND]`
+        named = args[1:2]
+        text = command_help(_subcommand(named[0]), help_width()) if named else None
+        write_text(sys.stdout, text or usage_text(help_width()))
         return 0
-    return command(options)
+    command = _subcommand(args[0])
+    options = split_options(args[1:], command)
+    if options.help:
+        write_text(sys.stdout, command_help(command, help_width()))
+        return 0
+    return _COMMANDS[command.name](options)
 
 
-def split_options(args: list[str], allowed: frozenset[str] = _ALL_OPTIONS) -> Options:
-    """The command's own options, up to the first other token or `--`; the rest is ARGV."""
+def _subcommand(name: str) -> Subcommand:
+    command = BY_NAME.get(name)
+    if command is None:
+        known = ", ".join(BY_NAME)
+        raise ArgvError("unknown command", value=name, hint=f"commands: {known}")
+    return command
+
+
+def split_options(args: list[str], command: Subcommand) -> Options:
+    """The command's own options, up to the first other token or `--`; the rest are its
+    operands (ARGV, PATHs), in which an option of the command is an error (`_late_options`)."""
     options = Options()
     pos = 0
     while pos < len(args):
-        name, eq, value = args[pos].partition("=")
-        if args[pos] == "--":
-            pos += 1
-            break
-        if args[pos] in _HELP:
+        token = args[pos]
+        name, eq, value = token.partition("=")
+        option = command.option(name)
+        if token == _END:
+            options.rest = args[pos + 1 :]
+            return options
+        if token in _HELP:
             options.help = True
-        elif name in _ALL_OPTIONS and name not in allowed:
-            raise ArgvError("is not an option of this command", key=name)
-        elif name in _FLAGS and not eq:
+        elif option is None and name in _ALL_OPTIONS:
+            raise ArgvError(f"is not an option of compose {command.name}", key=name)
+        elif option is None:
+            break
+        elif not option.metavar:
+            if eq:
+                raise ArgvError("is a flag: it takes no value", key=name, value=value)
             options.flags.add(name)
-        elif name in _VALUED:
+        else:
             if not eq:
                 pos += 1
                 if pos >= len(args):
                     raise ArgvError("expects a value", key=name)
                 value = args[pos]
-            if name in _REPEATED:
+            if option.repeated:
                 options.repeated.setdefault(name, []).append(value)
             else:
                 options.values[name] = value
-        else:
-            break
         pos += 1
     options.rest = args[pos:]
+    options.help = options.help or _late_options(options.rest, command)
     return options
+
+
+def _late_options(rest: list[str], command: Subcommand) -> bool:
+    """Whether the operands ask for help (`compose show @ a.toml --help`), after checking them
+    for an option of the command, given too late: an error, never a config key nor the option
+    (which one was meant cannot be told). A command without ARGV takes no token starting `--`
+    there (a path would not exist: 'file not found' for `--quite`)."""
+    parts = [part.split(" ")[-1] for part in command.operands.split(f" {_END} ")]  # LEFT, RIGHT
+    part, asked = 0, False
+    for token in rest:
+        name = token.partition("=")[0]  # spelt as the table spells it: `--as_argv` is a key
+        if token == _END:
+            part = min(part + 1, len(parts) - 1)
+        elif token in HELP_FLAGS:
+            asked = True
+        elif name in command.option_names:
+            raise _given_late(name, command, parts[part].removesuffix("..."))
+        elif token.startswith("--") and not command.argv:
+            allowed = sorted(command.option_names)
+            close = closest(name, allowed, cutoff=0.6)
+            hint = f"did you mean {close}?" if close else f"options: {', '.join(allowed) or 'none'}"
+            raise ArgvError(f"is not an option of compose {command.name}", key=name, hint=hint)
+    return asked
+
+
+def _given_late(name: str, command: Subcommand, where: str) -> ArgvError:
+    """`--origins` after ARGV: which was meant, the option or a config key, cannot be told."""
+    hint = f"compose {command.name} {name} ... {command.operands}"
+    if command.argv:
+        keyed = command.operands.replace(f"{where}...", f"{where}... {name}")
+        hint += f"; a config key named so is set after --: compose {command.name} -- {keyed}"
+    return ArgvError(f"is given after {where}: options come first", key=name, hint=hint)
 
 
 @dataclass
@@ -556,32 +559,12 @@ def status_command(options: Options) -> int:
     return 0
 
 
-def _paths(options: Options, command: str) -> list[str]:
-    """The PATHs or FILEs a command takes after its options: a token there that starts with
-    `--` is a mistyped option, or one given after them (a path would not exist: it was
-    'file not found' for `--quite`, exit 1 as if a checked file had a problem)."""
-    allowed = sorted(_ALLOWED[command])
-    for token in options.rest:
-        if token.startswith("--"):
-            name = token.partition("=")[0]
-            if name in allowed:
-                raise ArgvError(
-                    "is given after the files: options come first",
-                    key=name,
-                    hint=f"compose {command} {name} ... FILE...",
-                )
-            close = closest(name, allowed, cutoff=0.6)
-            hint = f"did you mean {close}?" if close else f"options: {', '.join(allowed)}"
-            raise ArgvError(f"is not an option of compose {command}", key=name, hint=hint)
-    return options.rest
-
-
 def check(options: Options) -> int:
     """`compose check PATH...`: see `compose._cli.check`."""
     from compose._cli.check import check_command  # noqa: PLC0415  # the check's own machinery
 
     return check_command(
-        _paths(options, "check"),
+        options.rest,
         schema=options.values.get("--schema"),
         roles_file=options.values.get("--roles"),
         search_path=options.search_path,
@@ -598,7 +581,7 @@ def migrate_command(options: Options) -> int:
     from compose._cli.migrate import migrate_files  # noqa: PLC0415  # tomlkit, for this command only
 
     section, check = options.values.get("--section"), "--check" in options.flags
-    return migrate_files(schema, _paths(options, "migrate"), section=section, check=check)
+    return migrate_files(schema, options.rest, section=section, check=check)
 
 
 _COMMANDS: dict[str, Callable[[Options], int]] = {

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
+from compose._syntax import HELP_FLAGS
 from compose.errors import ArgvError
 
 
@@ -25,7 +26,7 @@ def program_name() -> str:
     return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "app"
 
 
-_HELP = ("-h", "--help")
+_HELP = HELP_FLAGS
 
 
 class _Item:

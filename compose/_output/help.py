@@ -9,6 +9,9 @@ the composed values and the node that set each, instead of bare defaults.
 from __future__ import annotations
 
 import enum
+import os
+import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -18,13 +21,27 @@ from compose._output.plain import json_text, to_data
 from compose._schema.keys import closest_flag, flag_segment
 from compose._schema.plan import NO_DEFAULT, is_secret, plan_of
 from compose._schema.shape import Kind, Shape
-from compose._syntax import SECRET_MASK, kebab_case, snake_case
+from compose._syntax import (
+    COLUMNS_VARIABLE,
+    FROM_RUN_FLAG,
+    HELP_FLAGS,
+    SECRET_MASK,
+    SWEEP_CONTROLS,
+    SWEEP_DRY_RUN,
+    SWEEP_FLAG,
+    kebab_case,
+    snake_case,
+)
 from compose.errors import UnknownKeyError, printable
 
 if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw help
     from compose._merge.composed import Composed
 
-USAGE = "[@ FILE ...] [--SECTION @ FILE ...] [--KEY VALUE ...] [--LIST+ VALUE ...]"
+# The usage line's parts: plain help breaks the line between them, never inside one
+USAGE_PARTS = ("[@ FILE ...]", "[--SECTION @ FILE ...]", "[--KEY VALUE ...]", "[--LIST+ VALUE ...]")
+USAGE = " ".join(USAGE_PARTS)
+DEFAULT_WIDTH = 80  # columns of plain help piped with no $COLUMNS, as argparse and rich draw it
+_MIN_WIDTH = 40  # a smaller $COLUMNS still gets lines a flag and a few words fit in
 _MAX_DEPTH = 12
 _MAX_VALUE = 48
 
@@ -75,6 +92,7 @@ class HelpScreen:
         self.composed = composed  # values are what the given nodes composed
         self.problem = problem  # why the given nodes could not be composed
         self.environment = environment  # which variables set fields (with `env_prefix`)
+        self.footer = ""  # the last line: how to see one section (on the whole screen only)
 
     @property
     def usage(self) -> str:
@@ -103,7 +121,43 @@ def help_screen(
     doc = (schema.__doc__ or "").strip()
     summary = doc.splitlines()[0] if doc and not narrow else ""
     environment = environment_line(env_prefix) if env_prefix else ""
-    return HelpScreen(prog, summary, sections, composed is not None, problem, environment)
+    if narrow:
+        return HelpScreen(prog, summary, sections, composed is not None, problem, environment)
+    screen = HelpScreen(
+        prog, summary, [*sections, entrypoint_section()], composed is not None, problem, environment
+    )
+    screen.footer = _narrowing_line(prog, sections)
+    return screen
+
+
+def entrypoint_section() -> Section:
+    """The flags every entrypoint takes besides its schema's (`cli`: sweeps, reruns, help),
+    named by the constants that reserve them (`compose._syntax`)."""
+    name, run_dir, output, executor, resume = SWEEP_CONTROLS
+    short_help, long_help = HELP_FLAGS
+    rows = [
+        (SWEEP_FLAG, "@ FILE", "run a sweep: each point of the sweep file (several: a product)"),
+        (f"{SWEEP_FLAG}.KEY", "V1 V2 ...", "a sweep axis: a point per value, times the other axes"),
+        (name, "NAME", "the sweep's directory name (default: the file's stem, or sweep)"),
+        (run_dir, "DIR", "where the sweep's directory goes (default: runs)"),
+        (output, "KEY", "the key set to each point's own directory"),
+        (executor, "NAME", "what runs the points: none, local, submitit, sbatch, ray"),
+        (resume, "", "run again only the points that failed or never started"),
+        (SWEEP_DRY_RUN, "", "with a sweep: write its records, run nothing"),
+        (FROM_RUN_FLAG, "DIR", "compose a recorded run again (DIR/run.json), later flags on top"),
+        (long_help, "[SECTION]", f"this help (or {short_help}); with SECTION, only that section"),
+    ]
+    entries = [Entry(flag, argument, "", "", text) for flag, argument, text in rows]
+    return Section("", "sweeps, reruns and help", entries)
+
+
+def _narrowing_line(prog: str, sections: list[Section]) -> str:
+    """How to see one section, with the first as the example ("" for a schema without any)."""
+    example = next((s.flag.removeprefix("--") for s in sections if s.flag), None)
+    if example is None:
+        return ""
+    shown = f"{prog} --help {example}"
+    return f"{prog} --help SECTION shows one section and those under it ({shown})"
 
 
 def _narrowed(sections: list[Section], narrow: str) -> list[Section]:
@@ -315,36 +369,97 @@ def _value_text(value: Any, shape: Shape) -> str:
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
 
 
-def plain_help(screen: HelpScreen) -> str:
-    lines = [screen.usage, screen.environment, ""] if screen.environment else [screen.usage, ""]
+def help_width() -> int:
+    """The columns plain help fills: $COLUMNS, else the terminal's, else 80 (piped)."""
+    columns = os.environ.get(COLUMNS_VARIABLE, "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), _MIN_WIDTH)
+    try:
+        return max(os.get_terminal_size(sys.stdout.fileno()).columns, _MIN_WIDTH)
+    except (OSError, ValueError, AttributeError):  # not a terminal (piped, captured), or none
+        return DEFAULT_WIDTH
+
+
+def plain_help(screen: HelpScreen, width: int | None = None) -> str:
+    """The screen as plain text, every line within `width` columns (`help_width()`) but a flag
+    longer than a line, which no break can shorten."""
+    width = width or help_width()
+    first = f"usage: {screen.prog} "
+    lines = fill(USAGE_PARTS, width, first, " " * len(first))
+    lines += paragraph(screen.environment, width)
+    lines.append("")
     if screen.problem:
-        lines += [f"(values not shown: {screen.problem})", ""]
+        lines += [*paragraph(f"(values not shown: {screen.problem})", width), ""]
     if screen.summary:
-        lines += [screen.summary, ""]
+        lines += [*paragraph(screen.summary, width, indent=""), ""]
     for section in screen.sections:
-        lines.append(f"{section.title}:")
-        width = max((len(e.flag) + len(e.type) for e in section.entries), default=0) + 3
-        lines.extend("  " + _entry_line(entry, width, screen.composed) for entry in section.entries)
+        lines += paragraph(f"{section.title}:", width)
+        lines += entry_lines(section.entries, width, screen.composed)
         if section.note:
-            lines.append(f"  ({section.note})")
+            lines += fill(f"({section.note})".split(" "), width, "  ", "   ")
         if section.pieces:
-            lines += _wrapped(section.pieces)
+            lines += _pieces_lines(section.pieces, width)
         lines.append("")
+    lines += paragraph(screen.footer, width)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _wrapped(pieces: str, width: int = 100) -> list[str]:
-    """`  pieces: a, b (--flag @ group/NAME)` in lines of at most `width` columns where it can,
-    broken after a piece's comma, the usage hint kept whole."""
-    names, _, usage = pieces.rpartition(" (")
+def fill(words: Iterable[str], width: int, first: str = "", rest: str = "") -> list[str]:
+    """`words` joined by spaces in lines of at most `width` columns where they fit: the first
+    line after `first`, the others after `rest`. A word too long for a line has one of its own."""
     lines: list[str] = []
-    line = "  pieces:"
-    for word in [*names.split(" "), f"({usage}"]:
-        if len(line) + 1 + len(word) > width and line.strip() != "pieces:":
+    line, bare = first, True
+    for word in words:
+        if not word:
+            continue
+        if not bare and len(line) + 1 + len(word) > width:
             lines.append(line)
-            line = " " * 9
-        line += " " + word
-    return [*lines, line]
+            line, bare = rest, True
+        line += word if bare else " " + word
+        bare = False
+    lines.append(line)
+    return [text.rstrip() for text in lines]
+
+
+def paragraph(text: str, width: int, indent: str = "  ") -> list[str]:
+    """Each line of `text` filled to `width`, its continuation lines indented by `indent` more
+    than it is (an error's lines keep their own indentation)."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        own = line[: len(line) - len(line.lstrip(" "))]
+        lines += fill(line.split(" "), width, own, own + indent)
+    return lines
+
+
+# Below this many columns for descriptions, each goes on the lines under its flag (as rich
+# panels do): a narrow screen wraps descriptions there instead of in a sliver of a column
+MIN_DESCRIPTION = 32
+_STACKED_INDENT = " " * 6
+
+
+def entry_lines(entries: list[Entry], width: int, composed: bool) -> list[str]:
+    """A section's entries, `flag type` then what it does: in two columns where the second has
+    `MIN_DESCRIPTION` columns at least, else each description under its flag."""
+    heads = [f"{entry.flag} {entry.type}".rstrip() for entry in entries]
+    column = max((len(head) for head in heads), default=0) + 2
+    stacked = 2 + column + MIN_DESCRIPTION > width
+    lines: list[str] = []
+    for head, entry in zip(heads, entries, strict=True):
+        tail = f"{entry.description} {value_note(entry, composed)}".split(" ")
+        if stacked:
+            lines.append(f"  {head}")
+            if any(tail):
+                lines += fill(tail, width, _STACKED_INDENT, _STACKED_INDENT)
+        else:
+            lines += fill(tail, width, "  " + head.ljust(column), " " * (2 + column))
+    return lines
+
+
+def _pieces_lines(pieces: str, width: int) -> list[str]:
+    """`  pieces: a, b (--flag @ group/NAME)`, broken after a piece's comma, the usage hint kept
+    whole."""
+    names, _, usage = pieces.rpartition(" (")
+    return fill([*names.split(" "), f"({usage}"], width, "  pieces: ", " " * 10)
 
 
 def value_note(entry: Entry, composed: bool) -> str:
@@ -354,9 +469,3 @@ def value_note(entry: Entry, composed: bool) -> str:
     if not entry.value:
         return f"(from {entry.origin})" if entry.origin not in ("", "default") else ""
     return f"(= {entry.value}, from {entry.origin})" if entry.origin else f"(= {entry.value})"
-
-
-def _entry_line(entry: Entry, width: int, composed: bool) -> str:
-    head = f"{entry.flag} {entry.type}".ljust(width)
-    tail = f"{entry.description} {value_note(entry, composed)}".strip()
-    return f"{head}{tail}".rstrip()

@@ -47,7 +47,7 @@ def _error_text(error: ComposeError) -> Text:
 
 def help_panels(screen: HelpScreen, stream: TextIO, width: int | None = None) -> None:
     """The help screen: usage, then one panel per section (rich honours NO_COLOR; the width is
-    the terminal's unless given)."""
+    $COLUMNS, else the terminal's, unless given), then how to narrow it."""
     console = Console(file=stream, highlight=False, width=width)
     console.print(Text(screen.usage, style="bold"))
     if screen.environment:
@@ -58,6 +58,8 @@ def help_panels(screen: HelpScreen, stream: TextIO, width: int | None = None) ->
         console.print(Text("\n" + screen.summary))
     for section in screen.sections:
         console.print(_section_panel(section, screen.composed, console.width))
+    if screen.footer:
+        console.print(Text(screen.footer, style="dim"))
 
 
 # Below this many columns for descriptions, each goes on the lines under its flag: a narrow

@@ -32,13 +32,13 @@ from compose._runs.records import open_sweep_executor, submit_sweep, sweep_lock,
 from compose._runs.status import PointState, skipped_lines
 from compose._runs.sweep import Progress, Sweep, control_text, sweep_with
 from compose._runs.view import table_lines
-from compose._syntax import SWEEP_FLAG, flag_name, is_sweep_flag
+from compose._syntax import SWEEP_DRY_RUN, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
 from compose.errors import ArgvError, printable
 
 SWEEP = "sweep"
-DRY_RUN = "--dry-run"
+DRY_RUN = SWEEP_DRY_RUN
 _ONE_VALUE = {
     "--sweep-name": "name",
     "--sweep-dir": "dir",

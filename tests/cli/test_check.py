@@ -307,8 +307,8 @@ def test_a_group_file_that_fits_none_of_its_sections_names_them_all(
         ),
         (
             [".", "--quiet"],
-            "error: --quiet: is given after the files: options come first; compose check "
-            "--quiet ... FILE...\n",
+            "error: --quiet: is given after PATH: options come first; compose check "
+            "--quiet ... PATH...\n",
         ),
     ],
     ids=["mistyped", "after the paths"],

@@ -99,7 +99,10 @@ def test_cli_exits_with_the_errors_exit_code(
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_help_exits_0_and_prints_the_flags(capsys: pytest.CaptureFixture[str], flag: str) -> None:
+def test_help_exits_0_and_prints_the_flags(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, flag: str
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # each entry on one line: its content is checked
     code, out, err = run_cli([flag], capsys)
     assert (code, err) == (0, "")
     # each line with its spacing collapsed: alignment is layout, not content

@@ -318,8 +318,15 @@ def test_double_dash_ends_the_commands_own_options(
     assert out == 'resolved = true\norigins = true\nformat = "json"\n'
 
 
-def test_options_after_argv_belong_to_argv(files: None, capsys: pytest.CaptureFixture[str]) -> None:
-    out = ok(capsys, "show", "--resolved", "@", "base.toml", "--origins")
+def test_an_option_after_argv_is_an_error_and_after_double_dash_a_key(
+    files: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--origins` after ARGV was silently a config key `origins = true`: it is an error saying
+    options come first, and the key is set after `--` (tests/cli/test_usage.py: every option)."""
+    code, out, err = run_compose(capsys, "show", "--resolved", "@", "base.toml", "--origins")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: --origins: is given after ARGV: options come first; ")
+    out = ok(capsys, "show", "--resolved", "--", "@", "base.toml", "--origins")
     assert "origins = true\n" in out
     assert "#" not in out
 
@@ -604,7 +611,7 @@ def test_schema_of_a_discriminated_union(files: None, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize("argv", [[], ["--help"], ["-h"], ["help"]])
 def test_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     out = ok(capsys, *argv)
-    assert out.startswith("usage: compose COMMAND [OPTIONS] ARGV...\n")
+    assert out.startswith("usage: compose COMMAND [OPTIONS] OPERANDS...\n")
     for command in ("show", "explain", "diff", "schema"):
         assert f"\n  {command} " in out
 

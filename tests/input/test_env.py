@@ -332,6 +332,7 @@ def test_help_says_which_variables_set_fields_only_with_a_prefix() -> None:
 def test_cli_help_names_the_variables(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # each line whole: the line under the usage is checked
     with pytest.raises(SystemExit):
         cli(RLConfig, ["--help"], prog="rl", env_prefix="RL_")
     lines = capsys.readouterr().out.splitlines()

@@ -392,7 +392,7 @@ def test_diff_takes_the_search_path(pieces: None, capsys: pytest.CaptureFixture[
 def test_search_path_is_not_an_option_of_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run_compose(capsys, "schema", "--search-path", "conf", "schemas:RLConfig")
     assert code == 2
-    assert "--search-path: is not an option of this command" in err
+    assert "--search-path: is not an option of compose schema" in err
 
 
 # --- bad _include_ values ------------------------------------------------------------------------

@@ -450,7 +450,8 @@ def test_a_list_from_the_environment_merges_by_its_strategy(write: WriteFile) ->
 # --- help and origins -------------------------------------------------------------------------
 
 
-def test_help_shows_the_strategy_and_the_append_form() -> None:
+def test_help_shows_the_strategy_and_the_append_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # each entry on one line: its content is checked
     with pytest.raises(HelpRequested) as info:
         parse(Config, ["--help"])
     lines = [" ".join(line.split()) for line in info.value.text.splitlines()]
