@@ -44,6 +44,7 @@ from compose._merge.composed import Composed
 from compose._merge.defaults import default_at
 from compose._merge.fold import compose_items
 from compose._merge.lists import element_origins
+from compose._merge.migrations import versions_of
 from compose._output.help import help_width
 from compose._output.plain import to_data
 from compose._output.toml import to_toml
@@ -54,6 +55,7 @@ from compose._schema.walk import walk
 from compose._syntax import (
     HELP_FLAGS,
     NONE_TEXT,
+    SCHEMA_VERSION,
     SECRET_MASK,
     dotted,
     snake_case,
@@ -249,7 +251,14 @@ def compose_argv(argv: list[str], options: Options) -> Result:
         return Result(composed, plain, False, set_leaves, empty, plain)
     bound = bind(composed, schema)
     revealed = to_data(bound, reveal=True)
-    return Result(composed, to_data(bound), True, set_leaves, empty, revealed)
+    return Result(composed, _stamped(schema, to_data(bound)), True, set_leaves, empty, revealed)
+
+
+def _stamped(schema: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """A versioned schema's config shown with its `schema_version` first, as `to_toml` writes
+    the model: saved, the text reloads as this version, not as version 1 to migrate again."""
+    versions = versions_of(schema)
+    return data if versions is None else {SCHEMA_VERSION: versions.version, **data}
 
 
 def show(options: Options) -> int:

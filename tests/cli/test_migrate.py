@@ -824,3 +824,22 @@ def test_a_fifo_is_refused_without_waiting_and_stays_a_fifo(
     )
     assert stat.S_ISFIFO(os.stat(tmp_path / "pipe.toml").st_mode)
     assert Path("a.toml").read_text() == "seed = 3\n"  # all or none
+
+
+@pytest.mark.parametrize("fmt", ["toml", "json"])
+def test_show_resolved_with_a_versioned_schema_carries_its_version_and_reloads_unmigrated(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], app_module: AppModule, fmt: str
+) -> None:
+    """Saved, `show --resolved --schema`'s text is read as the current version: the move of
+    version 1 -> 2 must not run over it again (a run.flag of true would be lost)."""
+    schema = app_module("moved_app", MOVED_SCHEMA.replace("class Top", "class App"))
+    write("new.toml", "schema_version = 2\n[run]\nflag = true\n")
+    argv = ("show", "--resolved", "--schema", schema, "--format", fmt, "@", "new.toml")
+    code, out, err = run_compose(capsys, *argv)
+    assert (code, err) == (0, "")
+    saved = write(f"saved.{fmt}", out)
+    code, again, err = run_compose(capsys, *argv[:-1], saved)
+    assert (code, err) == (0, "")
+    assert again == out
+    first = out.splitlines()[1 if fmt == "json" else 0]
+    assert first.strip() == ('"schema_version": 2,' if fmt == "json" else "schema_version = 2")
