@@ -126,25 +126,14 @@ def largest_case() -> dict[str, Any] | None:
     }
 
 
-def generated(tree: HydraTree) -> dict[str, Any]:
+def on_tree(name: str, tree: HydraTree, what: str, overrides: tuple[str, ...]) -> dict[str, Any]:
+    """A workload on a generated tree: its primary composed with `overrides`."""
     return {
-        "name": "generated",
-        "what": f"`workloads.write_hydra_tree`: {tree.files} config files, "
-        f"`config` {' '.join(tree.overrides)}",
+        "name": name,
+        "what": f"{what}, {tree.files} config files: `config` {' '.join(overrides)}",
         "dir": str(tree.root),
         "config_name": tree.config_name,
-        "overrides": list(tree.overrides),
-    }
-
-
-def multirun(tree: HydraTree) -> dict[str, Any]:
-    return {
-        "name": "multirun",
-        "what": f"{tree.sweep_points:,} jobs on a generated tree of {tree.files} config files, "
-        f"validated against a schema: `config` {' '.join(tree.sweep)}",
-        "dir": str(tree.root),
-        "config_name": tree.config_name,
-        "overrides": list(tree.sweep),
+        "overrides": list(overrides),
         "points": tree.sweep_points,
     }
 
@@ -154,7 +143,15 @@ def plan(quick: bool, workdir: Path) -> list[dict[str, Any]]:
     big = write_hydra_tree(workdir / "generated", groups=8 if quick else 30)
     sweep = 2 if quick else 10
     small = write_hydra_tree(workdir / "multirun", groups=4 if quick else 10, sweep=sweep)
-    found = [generated(big), multirun(small)]
+    found = [
+        on_tree("generated", big, "`workloads.write_hydra_tree`", big.overrides),
+        on_tree(
+            "multirun",
+            small,
+            f"{small.sweep_points:,} jobs validated against a schema, a generated tree",
+            small.sweep,
+        ),
+    ]
     largest = largest_case()
     if largest is not None:
         found.insert(0, largest)
