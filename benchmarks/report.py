@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import hydra_trees
 import peers
 from coldstart import (
     DRY_RUN_FLOOR,
@@ -464,7 +465,27 @@ def goals(results: Results, cold: list[Timing], chain: dict[str, Any]) -> list[G
         interp_goal(results, chain),
         cold_goal(cold),
         memory_goal(results),
+        *hydra_goals(chain),
     ]
+
+
+def hydra_goals(chain: dict[str, Any]) -> list[Goal]:
+    """compose_hydra against hydra.compose (`hydra_trees.py`), where it ran."""
+    found = chain.get("hydra_trees")
+    if not found:
+        return []
+    return [
+        Goal(name, "no data" if met is None else "met" if met else "missed", detail)
+        for name, met, detail in hydra_trees.goals(found)
+    ]
+
+
+def hydra_lines(chain: dict[str, Any]) -> list[str]:
+    found = chain.get("hydra_trees")
+    if not found or "workloads" not in found:
+        return []
+    table = hydra_trees.report(found).split("\n", 2)[2]  # without its title
+    return ["## Hydra config trees: compose_hydra against hydra.compose", "", table]
 
 
 def floor_goal(results: Results, typed: bool, chain: dict[str, Any] | None = None) -> Goal:
@@ -836,6 +857,7 @@ def failures(
     plan_name: str,
     rl_example: dict[str, Any] | None = None,
     cold: list[Timing] | None = None,
+    hydra: dict[str, Any] | None = None,
 ) -> list[str]:
     found = [f"{c.id}: {c.note}" for c in cells if c.status == "error"]
     # a cold-start program that fails leaves its goal without data (the rl baseline's shim
@@ -851,6 +873,8 @@ def failures(
         found += [f"{c.id}: {c.note}" for c in cells if c.status == "timeout"]
     if rl_example is not None and not rl_example["agrees"]:
         found.append("the rl example: compose and the floor give different configs")
+    if hydra is not None:
+        found += hydra_trees.failures(hydra)
     return found
 
 
@@ -878,6 +902,7 @@ def markdown(
     lines += ["## CLI: 200 overrides on top of the files", ""]
     lines += timing_table(results, results.workloads(lambda w: w.overrides > 0))
     lines += growth_lines(results)
+    lines += hydra_lines(chain)
     lines += ["## Peak memory (tracemalloc, one call)", "", *memory_table(results)]
     lines += [
         "## Cold start (whole processes)",
@@ -1063,4 +1088,6 @@ def write(
     }
     (out / "results.json").write_text(json.dumps(data, indent=1, default=str))
     plot(results, out / "time_vs_leaves.png")
-    return failures(cells, context.plan_name, chain.get("rl_example"), cold)
+    return failures(
+        cells, context.plan_name, chain.get("rl_example"), cold, chain.get("hydra_trees")
+    )

@@ -30,6 +30,7 @@ from typing import Any
 
 import coldstart
 import counted
+import hydra_trees
 import peers
 import report
 from workloads import Paths, Workload, write_schema, write_workload
@@ -623,7 +624,12 @@ def extras(
 ) -> tuple[list[coldstart.Timing], dict[str, Any]]:
     """Cold starts and the in-process figures (lookup chain, rl example, instruction counts)."""
     if args.reuse and args.report_only:
-        return load_extras(args.reuse)
+        cold, chain = load_extras(args.reuse)
+        # a later run of benchmarks/hydra_trees.py alone, into the same folder
+        hydra_file = out / "hydra_trees.json"
+        if hydra_file.exists():
+            chain["hydra_trees"] = json.loads(hydra_file.read_text(encoding="utf-8"))
+        return cold, chain
     if plan.only:  # a few cells (a long timeout for the largest, say): nothing else
         return [], {}
     cold = coldstart.run_all(
@@ -634,6 +640,9 @@ def extras(
         (out / "profile_coldstart_help.txt").write_text(coldstart.help_profile(workdir))
     chain = lookup_chain_costs(workdir, plan)
     chain["rl_example"] = rl_example_costs(workdir, plan)
+    print("Hydra trees (compose_hydra against hydra.compose, in the side venv) ...", flush=True)
+    chain["hydra_trees"] = hydra_trees.run(plan.quick, workdir / "hydra")
+    hydra_trees.write(chain["hydra_trees"], out)
     if not plan.quick:
         print("instruction counts (callgrind) ...", flush=True)
         chain["instructions"] = instruction_counts(workdir, plan)

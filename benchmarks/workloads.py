@@ -473,3 +473,109 @@ def _yaml_mapping(table: Tree, indent: int, lines: list[str]) -> None:
             _yaml_mapping(value, indent + 2, lines)
         else:
             lines.append(f"{pad}{key}: {yaml_scalar(value)}")
+
+
+# ---------------------------------------------------------------- a Hydra config tree
+
+
+@dataclass(frozen=True)
+class HydraTree:
+    """A generated Hydra 1.3 tree of realistic size (`write_hydra_tree`) and how to compose it."""
+
+    root: Path
+    config_name: str
+    overrides: tuple[str, ...]  # a single run: group choices, an experiment, values
+    sweep: tuple[str, ...]  # a multirun of `sweep_points` jobs over values and group choices
+    sweep_points: int
+    files: int
+
+
+def write_hydra_tree(root: Path, groups: int = 30, options: int = 4, sweep: int = 10) -> HydraTree:
+    """`groups` groups `gNN` of `options` options each (`g00` has `max(options, sweep)`, which
+    the multirun globs), every option setting the same twelve keys with its own values (so one
+    schema fits every choice): ints, floats, text, a boolean, a list, a nested table, and
+    interpolations into the primary's and a sibling group's keys. Every third group's options
+    have a defaults list of their own (a nested group `inner`, then `_self_`), every fifth is
+    placed with `group@package`; an `experiment` group (`# @package _global_`) overrides two
+    choices and sets values, as Hydra's experiment pattern does. The primary lists every group,
+    `_self_` first. Deterministic: the same arguments write the same bytes."""
+    root.mkdir(parents=True, exist_ok=True)
+    files = 0
+
+    def write(relative: str, text: str) -> None:
+        nonlocal files
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        files += 1
+
+    defaults = ["_self_"]
+    for g in range(groups):
+        name = f"g{g:02d}"
+        entry = f"{name}@shared.{name}" if g % 5 == 4 else name
+        defaults.append(f"{entry}: o0")
+        count = max(options, sweep) if g == 0 else options
+        for o in range(count):
+            write(f"{name}/o{o}.yaml", _hydra_option(g, o))
+        if g % 3 == 2:
+            for i in range(2):
+                write(f"{name}/inner/i{i}.yaml", f"depth: {i + 1}\nwidth: {64 * (i + 1)}\n")
+    defaults.append("experiment: null")
+    primary = [
+        "defaults:",
+        *(f"  - {entry}" for entry in defaults),
+        "name: generated",
+        "seed: 0",
+        "paths:",
+        "  root: /data",
+        "  out: ${paths.root}/out/${name}",
+        "",
+    ]
+    write("config.yaml", "\n".join(primary))
+    for e in range(3):
+        write(
+            f"experiment/e{e}.yaml",
+            "# @package _global_\n"
+            "defaults:\n"
+            f"  - override /g01: o{(e + 1) % options}\n"
+            f"  - override /g02: o{(e + 2) % options}\n"
+            f"name: experiment{e}\n"
+            f"seed: {100 + e}\n"
+            "g03:\n"
+            f"  i0: {e * 7}\n"
+            f"  text: from experiment {e}\n",
+        )
+    values = ",".join(f"{0.01 * (i + 1):.2f}" for i in range(sweep))
+    return HydraTree(
+        root,
+        "config",
+        overrides=("g02=o3", "experiment=e1", "g00.i1=5", "seed=7", "paths.root=/scratch"),
+        sweep=("g00=glob(*)", f"seed=range({sweep})", f"g01.f0={values}"),
+        sweep_points=max(options, sweep) * sweep * sweep,
+        files=files,
+    )
+
+
+def _hydra_option(g: int, o: int) -> str:
+    """One option of group `g`: the group's twelve keys, with values of option `o`."""
+    lines = []
+    if g % 3 == 2:
+        lines += ["defaults:", f"  - inner: i{o % 2}", "  - _self_"]
+    sibling = f"g{(g + 1) % 30:02d}" if g % 5 != 3 else "seed"
+    lines += [
+        f"i0: {g * 10 + o}",
+        f"i1: {o}",
+        f"f0: {(g + 1) * 0.5 + o:.2f}",
+        f"f1: {1e-3 * (o + 1):.0e}",
+        f"text: group {g} option {o}",
+        f"flag: {'true' if (g + o) % 2 else 'false'}",
+        f"items: [{g}, {o}, {g + o}]",
+        "nested:",
+        f"  a: {o * 3}",
+        f"  b: name-{g}-{o}",
+        "  c:",
+        f"    deep: {g + o * 0.25}",
+        "where: ${paths.root}/" + f"g{g:02d}",
+        "seed_copy: ${seed}" if sibling == "seed" else f"label: {sibling}-{o}",
+    ]
+    return "\n".join(lines) + "\n"

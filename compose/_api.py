@@ -609,7 +609,8 @@ def compose_hydra(
     problems: list[ComposeError] = []
     for index, job in enumerate(jobs(list(master.overrides), master.repo.options)):
         try:
-            results.append((job, _hydra_compose(run(own + job), schema)))
+            prepared = run(own + job, sources=master)  # the tree as the master read it
+            results.append((job, _hydra_compose(prepared, schema)))
         except ComposeError as error:
             point = f"job {index} ({' '.join(job)})"
             problems += [_point_error(point, e) for e in error.errors]
@@ -642,11 +643,15 @@ def _hydra_prepare(
     *,
     store: HydraStore | None,
     multirun: bool = False,
+    sources: Any = None,
 ) -> Any:
-    """Parse the overrides, find the sources (the search path) and expand the defaults tree."""
+    """Parse the overrides, find the sources (the search path; `sources`: a multirun master's,
+    shared) and expand the defaults tree."""
     from compose._input.hydra.prepare import prepare  # noqa: PLC0415  # Hydra trees only
 
-    return prepare(directory, config_name, overrides, store=store, multirun=multirun)
+    return prepare(
+        directory, config_name, overrides, store=store, multirun=multirun, sources=sources
+    )
 
 
 def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:

@@ -81,8 +81,29 @@ def prepare(
     *,
     store: Mapping[str, StoreValue] | None,
     multirun: bool,
+    sources: Prepared | None = None,
 ) -> Prepared:
+    """`sources`: a multirun's master, whose repository and primary every job shares (the
+    tree read once: a job's overrides cannot change the search path, which is never swept)."""
     parsed = parse_overrides(overrides)
+    if sources is not None:
+        repo, primary = sources.repo, sources.primary
+    else:
+        repo, primary = _sources(directory, config_name, parsed, store)
+    check_sweeps(parsed, multirun)
+    where = Where(primary.shown if primary is not None else (config_name or ""))
+    result = defaults_list(repo, config_name, parsed, multirun, where)
+    return Prepared(repo, primary, tuple(parsed), result)
+
+
+def _sources(
+    directory: str | None,
+    config_name: str | None,
+    parsed: list[Override],
+    store: Mapping[str, StoreValue] | None,
+) -> tuple[Repository, Loaded | None]:
+    """The repository (the search path: the config dir, `hydra.searchpath`, the store) and the
+    primary config read from it."""
     cwd = os.getcwd()
     repo = make_repository(directory, [], store, cwd)
     primary = repo.load(config_name) if config_name is not None else None
@@ -93,7 +114,4 @@ def prepare(
     extra, origin = searchpath(primary, parsed)
     if extra is not None:
         repo = make_repository(directory, extra, store, cwd, origin)
-    check_sweeps(parsed, multirun)
-    where = Where(primary.shown if primary is not None else (config_name or ""))
-    result = defaults_list(repo, config_name, parsed, multirun, where)
-    return Prepared(repo, primary, tuple(parsed), result)
+    return repo, primary
