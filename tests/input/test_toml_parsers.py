@@ -78,7 +78,7 @@ def test_errors_are_tomlis_words_at_tomlis_line_and_column(text: str) -> None:
 def test_an_integer_past_pythons_limit_is_refused_as_tomli_refuses_it() -> None:
     """toml-rs reads a 5,000-digit integer; tomli (Python's int conversion) refuses it."""
     text = "".join(f"a{i} = {i}\n" for i in range(1000)) + "b = " + "7" * 5000 + "\n"
-    with pytest.raises(ValueError, match="4300 digits"):
+    with pytest.raises(ValueError, match=r"limit \(4300"):  # 3.10: (4300), 3.11: (4300 digits)
         _toml.loads(text)
 
 
@@ -104,7 +104,6 @@ def test_a_digit_run_past_pythons_limit_is_always_seen(
     assert _toml.may_hold_long_integer(before + digits + after)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 has no digit limit")
 def test_the_lowest_limit_a_process_can_set_is_seen() -> None:
     """A text no longer than the lowest limit Python allows (640 digits) needs no look; past
     it, an integer longer than the process's limit is refused as tomli refuses it."""
@@ -113,7 +112,7 @@ def test_the_lowest_limit_a_process_can_set_is_seen() -> None:
     try:
         assert not _toml.may_hold_long_integer("7" * 640)
         assert _toml.may_hold_long_integer("7" * 641)
-        with pytest.raises(ValueError, match="640 digits"):
+        with pytest.raises(ValueError, match=r"limit \(640"):
             _toml.loads("v = " + "7" * 641)
         assert _toml.loads("v = " + "7" * 636) == {"v": int("7" * 636)}
     finally:
