@@ -79,7 +79,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 def examples(count: int) -> int:
     """`count` examples under the default profile, as many times more as the profile runs."""
-    return max(1, count * settings().max_examples // _DEFAULT_EXAMPLES)
+    profile: int = settings().max_examples  # typed here: Hypothesis 6.168 (Python 3.10) says Any
+    return max(1, count * profile // _DEFAULT_EXAMPLES)
 
 
 # The health checks to suppress for a property whose examples write their files under the
