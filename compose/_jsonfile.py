@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from compose.errors import SourceError
+from compose.errors import SourceError, path_refused
 
 MAX_RECORD_BYTES = 16 * 2**20  # 16 MiB: a record is a few kB; a manifest, ~1 kB a point
 _MAX_DIGITS = 4300  # an integer's: what Python 3.11+ converts (3.10 would take quadratic time)
@@ -84,8 +84,7 @@ def read_bytes(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:  # ValueError: a NUL in the name
-        reason = error.strerror if isinstance(error, OSError) else str(error)
-        raise SourceError(f"cannot be read: {reason}", origin=shown) from None
+        raise SourceError(f"cannot be read: {path_refused(shown, error)}", origin=shown) from None
     try:
         return _bounded(fd, shown)
     finally:

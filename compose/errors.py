@@ -46,11 +46,13 @@ rewrite the terminal, a newline that would fake a line) shows it escaped as `rep
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from compose._syntax import FOUND_IN
+from compose._tree import MAX_DEPTH, too_deep
 
 __all__ = [
     "ArgvError",
@@ -76,12 +78,57 @@ _MAX_VALUE_CHARS = 80
 
 def value_repr(value: object) -> str:
     """`repr(value)`, never itself an error."""
+    if too_deep(value):  # deeper than any config: whether repr recurses out depends on Python
+        return _TOO_DEEP_TO_SHOW
     try:
         return repr(value)
     except ValueError:  # an integer past Python's 4,300-digit conversion limit
         return f"<an integer of {value.bit_length()} bits>" if isinstance(value, int) else "?"
     except RecursionError:  # data nested past Python's recursion limit (a caller's own)
-        return "<nested too deep to show>"
+        return _TOO_DEEP_TO_SHOW
+
+
+_TOO_DEEP_TO_SHOW = "<nested too deep to show>"
+
+
+# Compose's words for what a parser or the OS refuses in words of its own, which change with
+# the Python and the parser that read the input: a message says the same on every version.
+
+
+def nested_too_deep(what: str) -> str:
+    """`what` ("tables or lists", "JSON") nested past `MAX_DEPTH`: the one wording, whether the
+    walk of the data found it or a parser ran out of stack first (a `RecursionError`, which
+    pure-Python tomli on 3.10 raises where 3.11's compiled one reads the text)."""
+    return f"{what} nested deeper than {MAX_DEPTH} levels"
+
+
+def integer_too_long(error: ValueError) -> str:
+    """Python's refusal to convert an integer of more digits than `sys.get_int_max_str_digits()`
+    (4,300) between text and int, in compose's words: 3.10 and 3.11 word it differently. Any
+    other `ValueError` keeps its own words."""
+    text = str(error)
+    if _INT_CONVERSION not in text:
+        return text
+    limit = f"{sys.get_int_max_str_digits():,}"
+    digits = _DIGITS.search(text)  # how many, where the text was being read
+    if digits is None:
+        return f"an integer of more than {limit} digits, past what Python converts"
+    return f"an integer of {int(digits[1]):,} digits, past the {limit} Python converts"
+
+
+_INT_CONVERSION = "for integer string conversion"
+_DIGITS = re.compile(r"value has (\d+) digits")
+
+
+def path_refused(path: str, error: OSError | ValueError) -> str:
+    """Why the OS refused to open `path` (a symlink loop, a name too long), in compose's words
+    where Python's change: a NUL byte in the name is a `ValueError` worded 'embedded null
+    byte' before 3.13 and 'embedded null character in path' since."""
+    if "\0" in path:
+        return "a file name cannot hold a null byte"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
 
 
 def _show_value(value: object) -> str:

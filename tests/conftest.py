@@ -6,7 +6,14 @@ file paths in messages are short and stable (`a.toml:3`).
 Helpers, imported by test modules (`from conftest import run_command`): `run_cli` and
 `run_compose` run an entrypoint or the `compose` command in this process; `run_command` and
 `run_python` run a child process; `point_job`, `wait_until` and `all_in_state` build a
-sweep's points by hand and wait for executors to run them.
+sweep's points by hand and wait for executors to run them; `cannot_run` skips a test whose
+needs this machine lacks, or fails it in CI.
+
+`@pytest.mark.needs("ray", ...)` marks a test that needs distributions of the dev extra (an
+executor's engine, a tracker): where one is not installed the test is skipped, saying which
+and why; under `CI=true` it fails instead, unless pyproject's dev pins leave that distribution
+out on this Python (toml-rs on 3.10: no wheel). The pins are the one truth of what a Python
+should have: they are read from the installed distribution's requirements.
 """
 
 from __future__ import annotations
@@ -17,11 +24,15 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
+from importlib import metadata
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from pydantic import BaseModel
 from schemas import RLConfig
 
@@ -68,7 +79,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 def examples(count: int) -> int:
     """`count` examples under the default profile, as many times more as the profile runs."""
-    return max(1, count * settings().max_examples // _DEFAULT_EXAMPLES)
+    profile: int = settings().max_examples  # typed here: Hypothesis 6.168 (Python 3.10) says Any
+    return max(1, count * profile // _DEFAULT_EXAMPLES)
 
 
 # The health checks to suppress for a property whose examples write their files under the
@@ -86,6 +98,69 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("shortcuts") is not None:
             item.add_marker(skip)
+
+
+# --- what a test needs installed -------------------------------------------------------------
+
+PROJECT = "compose-config"  # the distribution whose dev extra pins what the suite runs against
+DEV_EXTRA = "dev"
+
+
+def cannot_run(reason: str, *, in_ci: bool = True) -> NoReturn:
+    """Skip a test that cannot run here, saying why; under `CI=true` fail it instead, where
+    CI can give it what it needs (`in_ci`): a skip there would pass off a test that never ran."""
+    if in_ci and os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: CI must run this test)", pytrace=False)
+    pytest.skip(reason)
+
+
+def dev_pins(distribution: str, requirements: Sequence[str] | None = None) -> list[Requirement]:
+    """The dev extra's pins of `distribution`, one for each range of Pythons.
+
+    `requirements` are a distribution's requirement texts (default: this project's, as
+    installed)."""
+    if requirements is None:
+        requirements = metadata.requires(PROJECT) or []
+    pins = [Requirement(text) for text in requirements]
+    return [
+        pin
+        for pin in pins
+        if canonicalize_name(pin.name) == canonicalize_name(distribution)
+        and f'extra == "{DEV_EXTRA}"' in str(pin.marker)  # packaging's spelling of a marker
+    ]
+
+
+def missing(distribution: str, requirements: Sequence[str] | None = None) -> tuple[str, bool]:
+    """Why `distribution` is not here ('' where it is installed), and whether CI must have it:
+    where a dev pin holds on this Python. A name no dev pin names fails (a misspelt need would
+    skip for ever)."""
+    pins = dev_pins(distribution, requirements)
+    if not pins:
+        pytest.fail(f"needs({distribution!r}): no dev pin of pyproject names it", pytrace=False)
+    try:
+        metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        pass
+    else:
+        return "", False
+    python = f"Python {sys.version_info.major}.{sys.version_info.minor}"
+    here = [pin for pin in pins if pin.marker and pin.marker.evaluate({"extra": DEV_EXTRA})]
+    if not here:
+        shown = "; ".join(str(pin) for pin in pins)
+        return f"{distribution}: not for {python} (pyproject's dev pins: {shown})", False
+    return (
+        f"{distribution} is not installed: pyproject's dev pins hold "
+        f"{here[0].name}{here[0].specifier} for {python}",
+        True,
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker in item.iter_markers("needs"):
+        for distribution in marker.args:
+            reason, in_ci = missing(distribution)
+            if reason:
+                cannot_run(reason, in_ci=in_ci)
 
 
 @pytest.fixture(autouse=True)

@@ -27,6 +27,12 @@ file; what a block is, is said by its info string (the words after the fence):
 - ```text: not code (a diagram, a message format): shown, not run.
 - ```LANG no-run: code that cannot run here (it installs software, runs for minutes, or
   rewrites the repository's files); shown, not run. Keep these very few.
+- ```python python3.11+ (or pycon): code of a newer Python's syntax (`except*`). It runs on that
+  Python and later; on an older one, its code must be what that Python refuses to compile (a
+  SyntaxError), so that the mark stays true.
+
+A page whose examples import a tracker or an engine needs it installed (`NEEDS`, and
+`@pytest.mark.needs` in conftest).
 
 Any other fence (untagged, or another language) fails the test: tag it. Commands of the console
 scripts (`compose`, and the example app's `rl`, `trainer`, `orchestrator`, `inference`) and
@@ -77,6 +83,9 @@ SHARED_FILES = ("compose-check.toml",)  # what `compose check conf examples` rea
 SHELL_LANGS = {"console", "bash", "sh", "shell"}
 KNOWN_LANGS = {"python", "pycon", "toml", "json", "yaml", "text", *SHELL_LANGS}
 NO_RUN = "no-run"
+_NEWER_PYTHON = re.compile(r"python(?P<major>\d+)\.(?P<minor>\d+)\+")  # python3.11+
+# Pages whose examples drive a tracker or an engine: the distributions of the dev extra they need
+NEEDS = {"17-trackers.md": ("wandb", "optuna", "mlflow-skinny")}
 
 # What a shell would do with these outside single quotes: expansion, redirection, globs.
 # `~` only where bash expands it to a home directory: not in a deletion such as `~trainer.seed`.
@@ -102,11 +111,22 @@ class Block:
     def file(self) -> str | None:
         """The file a block is written to: named in the info string (```toml base.toml) or,
         for toml and python, by a first line `# base.toml` that holds only the name."""
-        names = [w for w in self.words[1:] if w != NO_RUN and ("." in w or "/" in w)]
+        names = [
+            w
+            for w in self.words[1:]
+            if w != NO_RUN and not _NEWER_PYTHON.fullmatch(w) and ("." in w or "/" in w)
+        ]
         if names:
             return names[0]
         label = _LABEL.fullmatch(self.text.split("\n", 1)[0].strip())
         return label["name"] if label and self.lang in ("toml", "python") else None
+
+    @property
+    def python(self) -> tuple[int, int] | None:
+        """The Python its code needs, where newer than every supported one (`python3.11+`)."""
+        marks = [_NEWER_PYTHON.fullmatch(w) for w in self.words[1:]]
+        found = next((mark for mark in marks if mark), None)
+        return None if found is None else (int(found["major"]), int(found["minor"]))
 
     @property
     def where(self) -> str:
@@ -346,10 +366,30 @@ class Page:
             )
         if block.lang == "text" or NO_RUN in block.words[1:] or is_setup_block(block):
             return
+        if block.python is not None and sys.version_info < block.python:
+            self.check_refused(block, block.python)
+            return
         if block.file is not None:
             self.write_file(block)
             return
         self.handlers[block.lang](block)
+
+    def check_refused(self, block: Block, python: tuple[int, int]) -> None:
+        """A block marked for a newer Python is code this one cannot compile."""
+        if block.lang == "pycon":
+            parser = doctest.DocTestParser()
+            sources = [example.source for example in parser.get_examples(block.text)]
+        else:
+            sources = [block.text]
+        for source in sources:
+            try:
+                compile(source, str(block.path), "exec")
+            except SyntaxError:
+                return
+        pytest.fail(
+            f"{block.where}: marked python{python[0]}.{python[1]}+, and Python "
+            f"{sys.version_info.major}.{sys.version_info.minor} compiles it: drop the mark"
+        )
 
     def write_file(self, block: Block) -> None:
         name = block.file or ""
@@ -475,7 +515,11 @@ def check_excerpt(block: Block, source: Path) -> None:
         start = found + len(chunk)
 
 
-@pytest.mark.parametrize("path", MARKDOWN, ids=shown)
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(path, marks=pytest.mark.needs(*NEEDS.get(path.name, ()))) for path in MARKDOWN],
+    ids=shown,
+)
 def test_code_blocks_run(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every code block of the page runs, in order, and shows what the page says it shows
     (`Page.run` compares each output and excerpt)."""
@@ -582,3 +626,20 @@ def test_blocks_are_split_by_their_fences(tmp_path: Path) -> None:
         ("toml", "base.toml", 7),
     ]
     assert blocks[0].text == "```python\nx = 1\n```\n"
+
+
+def test_a_block_for_a_newer_python_is_code_this_one_refuses(tmp_path: Path) -> None:
+    """On a Python older than a block's mark, the block is not run but must not compile: a
+    mark on code that would run is a mark to drop (and hides the code from that Python)."""
+    page_md = tmp_path / "page.md"
+    page_md.write_text(
+        "```pycon python99.0+\n>>> x = 1\n>>> match x:\n...     case = 2\n```\n"
+        "```python python99.0+\nx = 1\n```\n",
+        encoding="utf-8",
+    )
+    refused, compiles = blocks_of(page_md)
+    assert (refused.python, refused.file) == ((99, 0), None)
+    page = Page(page_md, tmp_path)
+    page.run(refused)  # syntax of no Python so far: not run, and the mark holds
+    with pytest.raises(pytest.fail.Exception, match="compiles it: drop the mark"):
+        page.run(compiles)

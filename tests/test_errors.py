@@ -26,6 +26,8 @@ from compose import (
     compose,
     parse,
 )
+from compose._input import files
+from compose.errors import integer_too_long, path_refused, value_repr
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -72,7 +74,7 @@ def test_not_utf8(write: WriteFile) -> None:
 def test_unreadable_path(write: WriteFile) -> None:
     error = error_of(["@a\x00b.toml"])
     assert isinstance(error, SourceError)
-    assert error.message == "cannot be read: embedded null byte"
+    assert error.message == "cannot be read: a file name cannot hold a null byte"
 
 
 def test_toml_syntax_error_names_file_line_and_column(write: WriteFile) -> None:
@@ -691,3 +693,69 @@ def test_control_characters_are_shown_escaped_in_every_part_of_an_error(
     assert (error.key, error.origin) == (f"--{raw}", f"{raw}:3")
     group = ErrorGroup([error, SourceError("missing", origin=raw)])
     assert group.format().split("\n") == ["2 errors:", f"  - {text}", f"  - {shown}: missing"]
+
+
+# --- compose's words, whatever Python and parser read the input ------------------------------
+
+
+@pytest.mark.parametrize(
+    "python_says",
+    [
+        # 3.10.7 to 3.10.x, then 3.11 and later
+        "Exceeds the limit (4300) for integer string conversion: value has 5000 digits",
+        "Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits; "
+        "use sys.set_int_max_str_digits() to increase the limit",
+    ],
+    ids=["3.10", "3.11"],
+)
+def test_an_integer_too_long_is_worded_alike_on_every_python(python_says: str) -> None:
+    assert sys.get_int_max_str_digits() == 4300  # the default, which the words give
+    words = integer_too_long(ValueError(python_says))
+    assert words == "an integer of 5,000 digits, past the 4,300 Python converts"
+
+
+def test_another_value_error_keeps_its_words() -> None:
+    assert integer_too_long(ValueError("could not convert")) == "could not convert"
+
+
+@pytest.mark.parametrize(
+    "python_says", ["embedded null byte", "open: embedded null character in path"]
+)
+def test_a_null_byte_in_a_path_is_worded_alike_on_every_python(python_says: str) -> None:
+    """Python 3.13 words the OS's refusal of a NUL in a file name otherwise than 3.12 does."""
+    assert path_refused("a\0.toml", ValueError(python_says)) == (
+        "a file name cannot hold a null byte"
+    )
+    loop = OSError(40, "Too many levels of symbolic links")
+    assert path_refused("loop.toml", loop) == "Too many levels of symbolic links"
+
+
+def test_a_parser_out_of_stack_is_worded_as_the_depth_walk_words_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pure-Python tomli (Python 3.10's) runs out of stack on a text that compiled tomli reads
+    and the depth walk refuses: the error says the same either way."""
+    deep = "x = " + "[" * 150 + "]" * 150 + "\n"
+    walked = error_of_toml(deep)
+
+    def out_of_stack(text: str) -> dict[str, object]:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(files, "toml_loads", out_of_stack)
+    assert (
+        error_of_toml(deep) == walked == "deep.toml: tables or lists nested deeper than 100 levels"
+    )
+
+
+def error_of_toml(text: str) -> str:
+    with pytest.raises(SourceError) as raised:
+        files.parse_toml("deep.toml", text)
+    return str(raised.value)
+
+
+def test_a_value_too_deep_is_not_shown_on_any_python() -> None:
+    """repr of a dict 150 deep recurses out on some Pythons and not on 3.13: never shown."""
+    value: dict[str, object] = {}
+    for _ in range(150):
+        value = {"k": value}
+    assert value_repr(value) == "<nested too deep to show>"

@@ -17,8 +17,8 @@ from compose._input.origins import FileSource
 from compose._input.search import SearchPath, find_file
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
-from compose._tree import MAX_DEPTH, KeyPath, copy_tree
-from compose.errors import SourceError
+from compose._tree import KeyPath, copy_tree
+from compose.errors import SourceError, integer_too_long, nested_too_deep, path_refused
 
 
 def read_text(shown: str) -> str:
@@ -109,7 +109,7 @@ def _unreadable(shown: str, error: BaseException) -> SourceError:
     if isinstance(error, PermissionError):
         return SourceError("permission denied", origin=shown)
     # symlink loops, NUL bytes, names too long
-    reason = getattr(error, "strerror", None) or str(error)
+    reason = path_refused(shown, error) if isinstance(error, (OSError, ValueError)) else error
     return SourceError(f"cannot be read: {reason}", origin=shown)
 
 
@@ -191,11 +191,7 @@ def parse_toml(shown: str, text: str) -> dict[str, Any]:
     except TomlSyntaxError as error:
         where = f"{shown}:{error.line}:{error.column}"
         raise SourceError(f"invalid TOML: {error.message}", origin=where) from None
-    except TooDeep:
-        raise SourceError(
-            f"tables or lists nested deeper than {MAX_DEPTH} levels", origin=shown
-        ) from None
-    except RecursionError:
-        raise SourceError("invalid TOML: nested too deeply", origin=shown) from None
+    except (TooDeep, RecursionError):  # past tomli's stack, a text nests deeper than MAX_DEPTH
+        raise SourceError(nested_too_deep("tables or lists"), origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
-        raise SourceError(f"invalid TOML: {error}", origin=shown) from None
+        raise SourceError(f"invalid TOML: {integer_too_long(error)}", origin=shown) from None

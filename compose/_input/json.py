@@ -15,7 +15,7 @@ from typing import Any
 from compose._input.documents import nulls_as_text, top_table
 from compose._syntax import dotted
 from compose._tree import MAX_DEPTH, KeyPath, too_deep
-from compose.errors import SourceError
+from compose.errors import SourceError, integer_too_long, nested_too_deep
 
 
 class _DuplicateKey(Exception):
@@ -31,15 +31,18 @@ def parse_json(shown: str, text: str) -> dict[str, Any]:
         raise SourceError(f"invalid JSON: {error.msg}", origin=where) from None
     except _DuplicateKey:
         raise _duplicate_error(shown, text) from None
-    except RecursionError:
-        raise SourceError("invalid JSON: nested too deeply", origin=shown) from None
+    except RecursionError:  # how deep the decoder goes first depends on the Python
+        raise SourceError(nested_too_deep(_JSON_NESTING), origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
-        raise SourceError(f"invalid JSON: {error}", origin=shown) from None
+        raise SourceError(f"invalid JSON: {integer_too_long(error)}", origin=shown) from None
     table = top_table(shown, value, "an object")
     if too_deep(table):
-        raise SourceError(f"objects or arrays nested deeper than {MAX_DEPTH} levels", origin=shown)
+        raise SourceError(nested_too_deep(_JSON_NESTING), origin=shown)
     nulls_as_text(table)
     return table
+
+
+_JSON_NESTING = "objects or arrays"
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -30,9 +30,10 @@ from compose._input.documents import top_table
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import NONE_TEXT
 from compose._tree import MAX_DEPTH, KeyPath
-from compose.errors import SourceError
+from compose.errors import SourceError, integer_too_long, nested_too_deep
 
 MAX_ALIASED = 100_000  # values copied again for aliases, which can nest ("billion laughs")
+_YAML_NESTING = "tables or lists"  # what a YAML text nests, in the words TOML's refusal uses
 _TAG = "tag:yaml.org,2002:"
 _MERGE = f"{_TAG}merge"
 _READ_AS = {"bool": "a boolean", "int": "an integer", "float": "a number", "null": "null"}
@@ -159,10 +160,10 @@ def _load(
         raise _character_error(shown, text, error) from None
     except yaml.YAMLError as error:  # none other is raised; this keeps the promise of no trace
         raise SourceError(f"invalid YAML: {error}", origin=shown) from None
-    except RecursionError:
-        raise SourceError("invalid YAML: nested too deeply", origin=shown) from None
+    except RecursionError:  # past the loader's stack, a text nests deeper than MAX_DEPTH
+        raise SourceError(nested_too_deep(_YAML_NESTING), origin=shown) from None
     except ValueError as error:  # an integer longer than Python converts (4,300 digits)
-        raise SourceError(f"invalid YAML: {error}", origin=shown) from None
+        raise SourceError(f"invalid YAML: {integer_too_long(error)}", origin=shown) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -220,7 +221,7 @@ class _Copy:
         if id(value) in self.open:
             raise _TooBig("an alias inside its own anchor: the value would hold itself")
         if depth > MAX_DEPTH:
-            raise _TooBig(f"tables or lists nested deeper than {MAX_DEPTH} levels")
+            raise _TooBig(nested_too_deep(_YAML_NESTING))
         if id(value) in self.seen:
             self.left -= len(value)
             if self.left < 0:

@@ -81,7 +81,7 @@ from compose._schema.secrets import FromEnvironment, Verbatim
 from compose._schema.shape import ANY, Kind, Shape
 from compose._syntax import NEGATIONS, NONE_TEXT, SECRET_MASK
 from compose._warn import warn
-from compose.errors import ComposeError, ComposeWarning, OutputError, gather
+from compose.errors import ComposeError, ComposeWarning, OutputError, gather, integer_too_long
 
 Reparse = Callable[[list[str]], Any]  # flags -> the config base + flags compose to
 
@@ -621,7 +621,7 @@ def _json(data: Any, key: str) -> str:
         text = json.dumps(escaped(data), ensure_ascii=False, default=_json_default)
     except ValueError as error:  # an integer past Python's 4,300-digit conversion limit
         raise OutputError(
-            f"cannot be written as a flag: {error}", key=f"--{key}", value=data
+            f"cannot be written as a flag: {integer_too_long(error)}", key=f"--{key}", value=data
         ) from None
     return text
 

@@ -35,7 +35,7 @@ from compose._runs.view import table_lines
 from compose._syntax import SWEEP_DRY_RUN, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
-from compose.errors import ArgvError, printable
+from compose.errors import ArgvError, integer_too_long, nested_too_deep, printable
 
 SWEEP = "sweep"
 DRY_RUN = SWEEP_DRY_RUN
@@ -104,9 +104,9 @@ def _axis(item: ValueItem) -> Any:
             reason = (
                 error.message
                 if isinstance(error, TomlSyntaxError)
-                else str(error)
+                else integer_too_long(error)
                 if isinstance(error, ValueError)
-                else "nested too deeply"
+                else nested_too_deep("tables or lists")
             )
             raise ArgvError(
                 f"is not a TOML inline table: {reason}", key=item.shown, value=item.tokens[0]

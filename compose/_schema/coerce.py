@@ -21,8 +21,8 @@ from compose._schema.shape import Kind, Shape
 from compose._syntax import INTERPOLATION, NONE_TEXT, SECRET_MASK
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
-from compose._tree import MAX_DEPTH, too_deep
-from compose.errors import ArgvError, ConfigValidationError
+from compose._tree import too_deep
+from compose.errors import ArgvError, ConfigValidationError, integer_too_long, nested_too_deep
 
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
@@ -205,13 +205,13 @@ def _json(text: str, key: str, origin: str, expected: type) -> Any:
                 value=text,
                 origin=origin,
             ) from None
-    except (RecursionError, ValueError) as error:  # nested too deeply, an int too long
-        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+    except RecursionError:  # how deep the decoder goes first depends on the Python
+        raise ArgvError(nested_too_deep("JSON"), key=key, value=text, origin=origin) from None
+    except ValueError as error:  # an integer longer than Python converts (4,300 digits)
+        reason = integer_too_long(error)
         raise ArgvError(f"invalid JSON: {reason}", key=key, value=text, origin=origin) from None
     if too_deep(value):
-        raise ArgvError(
-            f"JSON nested deeper than {MAX_DEPTH} levels", key=key, value=text, origin=origin
-        )
+        raise ArgvError(nested_too_deep("JSON"), key=key, value=text, origin=origin)
     if not isinstance(value, expected):
         want = "object" if expected is dict else "array"
         raise ArgvError(f"expects a JSON {want}", key=key, value=text, origin=origin)

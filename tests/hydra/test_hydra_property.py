@@ -7,9 +7,9 @@ ComposeError.
 
 hydra-core pins omegaconf below the dev environment's, so it runs in a side venv, as a child
 process spoken to in JSON (`hydra_peer.py`): the python named by COMPOSE_HYDRA_PYTHON (then
-it must work), else `.venv-hydra/bin/python` in the checkout (made by `.ci/run`, which runs
-this file at its end, and by `benchmarks/hydra_trees.py --side-venv`). Without either, the
-test skips, saying so.
+it must work), else `.venv-hydra/bin/python` in the checkout (made by `.ci/run` before the
+suite, and by `benchmarks/hydra_trees.py --side-venv`). Without either, the test skips,
+saying so; under CI=true it fails instead: CI makes the side venv, so the test must run.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, SHARING_TMP_PATH, examples
+from conftest import ROOT, SHARING_TMP_PATH, cannot_run, examples
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -43,15 +43,7 @@ def _peer_python() -> Path | None:
     return default if default.exists() else None
 
 
-pytestmark = [
-    pytest.mark.skipif(
-        _peer_python() is None,
-        reason=f"hydra-core's side venv is missing: set {HYDRA_PYTHON} to its python, or make "
-        ".venv-hydra (`python benchmarks/hydra_trees.py --side-venv`; .ci/run does, and runs "
-        "this file at its end)",
-    ),
-    pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning"),
-]
+pytestmark = [pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")]
 
 
 class Peer:
@@ -88,7 +80,11 @@ class Peer:
 @pytest.fixture(scope="module")
 def hydra() -> Iterator[Peer]:
     python = _peer_python()
-    assert python is not None
+    if python is None:
+        cannot_run(
+            f"hydra-core's side venv is missing: set {HYDRA_PYTHON} to its python, or make "
+            ".venv-hydra (`python benchmarks/hydra_trees.py --side-venv`; .ci/run does)"
+        )
     assert python.exists(), f"{HYDRA_PYTHON}={python}: no such python"
     peer = Peer(python)
     yield peer

@@ -9,7 +9,6 @@ every outcome here is held to tomli's, on the texts where the two parsers are kn
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ from hypothesis import strategies as st
 import compose
 from compose import _toml
 from compose.errors import SourceError
-
-NATIVE_INSTALLED = _toml._native_loads() is not None
 
 TEXTS = [
     'title = "x"\n[owner]\nname = "Tom"\ndob = 1979-05-27T07:32:00-08:00\n',
@@ -78,7 +75,7 @@ def test_errors_are_tomlis_words_at_tomlis_line_and_column(text: str) -> None:
 def test_an_integer_past_pythons_limit_is_refused_as_tomli_refuses_it() -> None:
     """toml-rs reads a 5,000-digit integer; tomli (Python's int conversion) refuses it."""
     text = "".join(f"a{i} = {i}\n" for i in range(1000)) + "b = " + "7" * 5000 + "\n"
-    with pytest.raises(ValueError, match="4300 digits"):
+    with pytest.raises(ValueError, match=r"limit \(4300"):  # 3.10: (4300), 3.11: (4300 digits)
         _toml.loads(text)
 
 
@@ -104,7 +101,6 @@ def test_a_digit_run_past_pythons_limit_is_always_seen(
     assert _toml.may_hold_long_integer(before + digits + after)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="Python 3.10 has no digit limit")
 def test_the_lowest_limit_a_process_can_set_is_seen() -> None:
     """A text no longer than the lowest limit Python allows (640 digits) needs no look; past
     it, an integer longer than the process's limit is refused as tomli refuses it."""
@@ -113,7 +109,7 @@ def test_the_lowest_limit_a_process_can_set_is_seen() -> None:
     try:
         assert not _toml.may_hold_long_integer("7" * 640)
         assert _toml.may_hold_long_integer("7" * 641)
-        with pytest.raises(ValueError, match="640 digits"):
+        with pytest.raises(ValueError, match=r"limit \(640"):
             _toml.loads("v = " + "7" * 641)
         assert _toml.loads("v = " + "7" * 636) == {"v": int("7" * 636)}
     finally:
@@ -126,10 +122,10 @@ def test_texts_without_long_digit_runs_are_cleared() -> None:
 
 
 @pytest.mark.shortcuts
+@pytest.mark.needs("toml-rs")
 def test_the_native_parser_reads_where_installed() -> None:
-    """In CI, toml-rs is installed (the dev extra): the fast path is the one tested."""
-    if not NATIVE_INSTALLED and os.environ.get("CI") != "true":
-        pytest.skip("toml-rs is not installed (pip install 'compose-config[fast]')")
+    """In CI, toml-rs is installed where it has wheels (the dev extra): the fast path is the
+    one tested."""
     assert _toml.native_parser() is not None
     code = (
         "import sys, compose\n"

@@ -38,6 +38,7 @@ def offline_wandb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     wandb.teardown()  # the service process (wandb-core) ends with the test
 
 
+@pytest.mark.needs("wandb")
 def test_wandb_offline_run_config_holds_the_flat_config(offline_wandb: Path) -> None:
     import wandb
 
@@ -75,6 +76,7 @@ def _agent_command(command: list[str], parameters: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the agent's ${env} is /usr/bin/env")
+@pytest.mark.needs("wandb")
 def test_the_wandb_agent_s_args_drive_the_entrypoint(tmp_path: Path) -> None:
     """Every value form `${args}` writes (`str()` of a float, list, dict, bool, None)."""
     parameters = {
@@ -106,6 +108,7 @@ def test_the_wandb_agent_s_args_drive_the_entrypoint(tmp_path: Path) -> None:
     assert {key: flat[key] for key in parameters} == parameters
 
 
+@pytest.mark.needs("wandb")
 def test_the_wandb_agent_s_nested_parameters_go_through_from_flat(tmp_path: Path) -> None:
     """A nested parameter is a dict for a section: the command line refuses it, as the guide
     says of JSON for a section; `from_flat`, given `run.config`, spreads it into fields."""
@@ -118,6 +121,7 @@ def test_the_wandb_agent_s_nested_parameters_go_through_from_flat(tmp_path: Path
     assert config.trainer.model.lora is not None  # the rest of the section is the file's
 
 
+@pytest.mark.needs("optuna")
 def test_optuna_ask_tell_drives_from_flat_and_the_entrypoint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,6 +148,7 @@ def test_optuna_ask_tell_drives_from_flat_and_the_entrypoint(
     assert study.best_value == min(lr * batch for lr, batch in seen)
 
 
+@pytest.mark.needs("mlflow-skinny")
 def test_mlflow_params_cut_to_its_limit_in_a_file_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -168,6 +173,7 @@ def test_mlflow_params_cut_to_its_limit_in_a_file_store(
     assert from_flat(RLConfig, short) == parse(RLConfig, BASE)  # the rest comes back
 
 
+@pytest.mark.needs("mlflow-skinny")
 def test_mlflow_param_keys_cut_to_its_key_limit_in_a_file_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -203,6 +209,7 @@ def test_mlflow_param_keys_cut_to_its_key_limit_in_a_file_store(
         from_flat(RLConfig, {cut_keys[0]: logged[cut_keys[0]]}, BASE)
 
 
+@pytest.mark.needs("mlflow-skinny")
 def test_a_dict_whose_keys_mlflow_refuses_is_logged_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -46,10 +46,9 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
-from conftest import ROOT, run_command
+from conftest import ROOT, cannot_run, run_command
 
 SCRIPT = ROOT / ".ci" / "slurm"
 CANNOT_INSTALL = 3  # the script's exit status when the packages are missing and cannot be had
@@ -120,13 +119,6 @@ class SlurmCluster:
             if time.monotonic() > deadline:
                 raise AssertionError(f"job {job_id} not finished after {timeout:.0f}s: {states}")
             time.sleep(0.2)
-
-
-def cannot_run(reason: str) -> NoReturn:
-    """Skip a test that needs the cluster, or under `CI=true` fail it: CI must not skip it."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the Slurm tests must run in CI)", pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

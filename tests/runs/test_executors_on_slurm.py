@@ -139,6 +139,7 @@ def test_sbatch_max_parallel_is_the_throttle_slurm_accepted(
 # --- submitit ----------------------------------------------------------------------------------
 
 
+@pytest.mark.needs("submitit")
 @pytest.mark.usefixtures("on_slurm_cluster")
 def test_submitit_submits_one_array_whose_points_all_finish(
     slurm_cluster: SlurmCluster, tmp_path: Path
@@ -158,6 +159,7 @@ def test_submitit_submits_one_array_whose_points_all_finish(
         assert seen["parent"][0] == sys.executable  # run_job in this venv's interpreter
 
 
+@pytest.mark.needs("submitit")
 @pytest.mark.usefixtures("on_slurm_cluster")
 def test_submitit_a_failing_point_is_a_failed_task_in_slurm(
     slurm_cluster: SlurmCluster, tmp_path: Path

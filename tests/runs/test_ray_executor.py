@@ -84,6 +84,7 @@ def no_ray_address(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.ray
+@pytest.mark.needs("ray")
 @pytest.mark.usefixtures("no_ray_address")
 def test_the_points_run_as_ray_jobs_and_finish(ray_head: str, tmp_path: Path) -> None:
     from ray.job_submission import JobStatus, JobSubmissionClient
@@ -104,6 +105,7 @@ def test_the_points_run_as_ray_jobs_and_finish(ray_head: str, tmp_path: Path) ->
     assert executor.submit(jobs[:1]) == [f"{tmp_path.name}-p0-2"]
 
 
+@pytest.mark.needs("ray")
 @pytest.mark.usefixtures("no_ray_address")
 def test_an_unreachable_cluster_is_one_error_and_nothing_is_submitted(tmp_path: Path) -> None:
     address = f"http://127.0.0.1:{_free_port()}"
@@ -117,6 +119,7 @@ def test_an_unreachable_cluster_is_one_error_and_nothing_is_submitted(tmp_path: 
     assert read_status(job.directory) is None
 
 
+@pytest.mark.needs("ray")
 def test_an_unknown_option_gets_a_did_you_mean(tmp_path: Path) -> None:
     with pytest.raises(ComposeError) as raised:
         open_executor("ray", {"adress": "http://head:8265"}, str(tmp_path))

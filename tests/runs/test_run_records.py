@@ -437,6 +437,7 @@ def test_an_executor_that_is_not_installed_is_bad_input_before_anything_is_writt
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.needs("ray")
 def test_an_executor_that_cannot_be_reached_gets_nothing_and_nothing_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,6 +16,7 @@ from compose._runs.status import read_status
 from compose.errors import ComposeError
 
 
+@pytest.mark.needs("submitit")
 def test_the_points_run_as_one_array_and_finish(tmp_path: Path) -> None:
     jobs = [point_job(tmp_path, f"p{n}", f"print('point {n}')") for n in range(2)]
     options = {"cluster": "local", "timeout_min": 5}
@@ -27,6 +28,7 @@ def test_the_points_run_as_one_array_and_finish(tmp_path: Path) -> None:
     assert (tmp_path / "submitit").is_dir()  # submitit's pickles and logs: beside the points
 
 
+@pytest.mark.needs("submitit")
 def test_an_unknown_option_gets_a_did_you_mean_and_nothing_is_submitted(tmp_path: Path) -> None:
     job = point_job(tmp_path, "p1", "print('ran')")
     with pytest.raises(ComposeError) as raised:
@@ -39,6 +41,7 @@ def test_an_unknown_option_gets_a_did_you_mean_and_nothing_is_submitted(tmp_path
     assert not (tmp_path / "submitit").exists()
 
 
+@pytest.mark.needs("submitit")
 def test_a_value_submitit_rejects_is_one_error_in_its_words(tmp_path: Path) -> None:
     with pytest.raises(ComposeError) as raised:
         open_executor("submitit", {"cluster": "local", "timeout_min": "ten"}, str(tmp_path))
