@@ -652,20 +652,35 @@ def _hydra_prepare(
 def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:
     """The prepared tree's leaves folded, the value overrides applied, Hydra's node dropped,
     interpolations resolved; bound to `schema` when one is given."""
-    from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
     from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
+
+    composed = hydra_composed(leaf_items(prepared), schema)
+    hydra_resolve(composed)
+    if schema is None:
+        return composed.tree
+    return bind(composed, schema)
+
+
+def hydra_composed(items: list[Item], schema: type[BaseModel] | None) -> Composed:
+    """A prepared Hydra tree's items (`leaf_items`) folded, its value overrides applied and
+    Hydra's own node dropped: nothing resolved (what `compose show --hydra` shows as written)."""
     from compose._syntax import HYDRA_NODE  # noqa: PLC0415  # Hydra trees only
 
-    composed = compose_items(leaf_items(prepared), schema)
+    composed = compose_items(items, schema)
     composed.tree.pop(HYDRA_NODE, None)
+    return composed
+
+
+def hydra_resolve(composed: Composed) -> None:
+    """Resolve a Hydra composition's interpolations in place, as Hydra reads them: only the
+    values holding `${` (a `???` nobody reads stays)."""
+    from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
+
     below = list(_interpolated(composed.tree, ()))
     if below:
         composed.tree = resolve_tree(
             composed.tree, below=below, describe=functools.partial(_hydra_describe, composed)
         )
-    if schema is None:
-        return composed.tree
-    return bind(composed, schema)
 
 
 def _hydra_describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
@@ -688,3 +703,51 @@ def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:
             yield from _interpolated(below, (*path, index))
     elif isinstance(value, str) and INTERPOLATION in value:
         yield path
+
+
+class HydraCall:
+    """A Hydra tree named as the command line names it (`DIR:NAME`, or `--config-path` and
+    `--config-name`), and Hydra's overrides of it: what `compose show --hydra`, `explain` and
+    an entrypoint's `cli(hydra=)` compose, by `compose_hydra`'s own steps."""
+
+    __slots__ = ("directory", "name", "overrides", "store")
+
+    def __init__(
+        self,
+        directory: str,
+        name: str,
+        overrides: Sequence[str],
+        store: HydraStore | None = None,
+    ) -> None:
+        self.directory = directory
+        self.name = name
+        self.overrides = list(overrides)
+        self.store = store
+
+    @classmethod
+    def of(cls, spec: str, overrides: Sequence[str], origin: str) -> HydraCall:
+        """`DIR:NAME` and the overrides; a spec without both is an error naming `origin`."""
+        from compose._input.hydra.prepare import config_spec  # noqa: PLC0415  # Hydra trees only
+
+        directory, name = config_spec(spec, origin)
+        return cls(directory, name, overrides)
+
+    def prepared(self, *, multirun: bool = False) -> Any:
+        """The overrides parsed and the defaults tree expanded (its warnings given, once)."""
+        prepared = _hydra_prepare(
+            self.directory, self.name, self.overrides, store=self.store, multirun=multirun
+        )
+        _hydra_warnings(prepared)
+        return prepared
+
+    def items(self) -> list[Item]:
+        """What the fold merges: each config of the defaults tree at its package, in merge
+        order, then the value overrides (`compose._merge.typed.leaf_items`)."""
+        from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
+
+        return leaf_items(self.prepared())
+
+    def config(self, schema: type[M]) -> M:
+        """The validated config, as `compose_hydra` gives it."""
+        config: M = _hydra_compose(self.prepared(), schema)
+        return config

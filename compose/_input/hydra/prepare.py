@@ -97,3 +97,19 @@ def prepare(
     where = Where(primary.shown if primary is not None else (config_name or ""))
     result = defaults_list(repo, config_name, parsed, multirun, where)
     return Prepared(repo, primary, tuple(parsed), result)
+
+
+def config_spec(text: str, origin: str) -> tuple[str, str]:
+    """`DIR:NAME` (`conf:config`) -> the config directory and the primary config's name, split
+    at the last `:` (a directory may hold one, a config name cannot: `C:\\conf:config`); a
+    missing directory or name is an error naming `origin` (the flag or argument)."""
+    directory, colon, name = text.rpartition(":")
+    if not colon or not directory or not name:
+        missing = "no ':'" if not colon else "no directory" if not directory else "no name"
+        raise ArgvError(
+            f"is a config directory and a primary config's name, DIR:NAME ({missing})",
+            key=origin,
+            value=text,
+            hint="conf:config reads conf/config.yaml",
+        )
+    return directory, name
