@@ -642,11 +642,19 @@ def _hydra_prepare(
     *,
     store: HydraStore | None,
     multirun: bool = False,
+    config_dirs: Sequence[str] = (),
 ) -> Any:
     """Parse the overrides, find the sources (the search path) and expand the defaults tree."""
     from compose._input.hydra.prepare import prepare  # noqa: PLC0415  # Hydra trees only
 
-    return prepare(directory, config_name, overrides, store=store, multirun=multirun)
+    return prepare(
+        directory,
+        config_name,
+        overrides,
+        store=store,
+        multirun=multirun,
+        config_dirs=config_dirs,
+    )
 
 
 def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:
@@ -654,7 +662,11 @@ def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:
     interpolations resolved; bound to `schema` when one is given."""
     from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
 
-    composed = hydra_composed(leaf_items(prepared), schema)
+    return _hydra_finish(hydra_composed(leaf_items(prepared), schema), schema)
+
+
+def _hydra_finish(composed: Composed, schema: type[M] | None) -> Any:
+    """A Hydra composition resolved, and bound to `schema` when one is given."""
     hydra_resolve(composed)
     if schema is None:
         return composed.tree
@@ -706,23 +718,23 @@ def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:
 
 
 class HydraCall:
-    """A Hydra tree named as the command line names it (`DIR:NAME`, or `--config-path` and
-    `--config-name`), and Hydra's overrides of it: what `compose show --hydra`, `explain` and
-    an entrypoint's `cli(hydra=)` compose, by `compose_hydra`'s own steps."""
+    """A Hydra tree named as a command line names it (`DIR:NAME`, or an app's `--config-path`,
+    `--config-name` and `--config-dir`), and Hydra's overrides of it: what `compose show
+    --hydra`, `explain` and an app's `cli(hydra=)` compose, by `compose_hydra`'s own steps."""
 
-    __slots__ = ("directory", "name", "overrides", "store")
+    __slots__ = ("config_dirs", "directory", "name", "overrides")
 
     def __init__(
         self,
         directory: str,
         name: str,
         overrides: Sequence[str],
-        store: HydraStore | None = None,
+        config_dirs: Sequence[str] = (),
     ) -> None:
         self.directory = directory
         self.name = name
         self.overrides = list(overrides)
-        self.store = store
+        self.config_dirs = tuple(config_dirs)
 
     @classmethod
     def of(cls, spec: str, overrides: Sequence[str], origin: str) -> HydraCall:
@@ -732,22 +744,38 @@ class HydraCall:
         directory, name = config_spec(spec, origin)
         return cls(directory, name, overrides)
 
+    def but(self, overrides: Sequence[str]) -> HydraCall:
+        """The same tree with other overrides (a job of a multirun)."""
+        return HydraCall(self.directory, self.name, overrides, self.config_dirs)
+
     def prepared(self, *, multirun: bool = False) -> Any:
-        """The overrides parsed and the defaults tree expanded (its warnings given, once)."""
+        """The overrides parsed and the defaults tree expanded (its warnings given)."""
         prepared = _hydra_prepare(
-            self.directory, self.name, self.overrides, store=self.store, multirun=multirun
+            self.directory,
+            self.name,
+            self.overrides,
+            store=None,
+            multirun=multirun,
+            config_dirs=self.config_dirs,
         )
         _hydra_warnings(prepared)
         return prepared
 
-    def items(self) -> list[Item]:
+    def items(self, texts: dict[str, str] | None = None) -> list[Item]:
         """What the fold merges: each config of the defaults tree at its package, in merge
-        order, then the value overrides (`compose._merge.typed.leaf_items`)."""
+        order, then the value overrides (`compose._merge.typed.leaf_items`); each file's text
+        kept in `texts`, by the name it is shown as, when given (a run record's sources)."""
         from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
 
-        return leaf_items(self.prepared())
+        prepared = self.prepared()
+        if texts is not None:
+            for leaf in prepared.defaults.leaves:
+                loaded = prepared.repo.load(leaf.config_path)
+                if loaded is not None and loaded.text is not None:
+                    texts[loaded.shown] = loaded.text
+        return leaf_items(prepared)
 
-    def config(self, schema: type[M]) -> M:
+    def config(self, schema: type[M], texts: dict[str, str] | None = None) -> M:
         """The validated config, as `compose_hydra` gives it."""
-        config: M = _hydra_compose(self.prepared(), schema)
+        config: M = _hydra_finish(hydra_composed(self.items(texts), schema), schema)
         return config

@@ -49,11 +49,18 @@ def _masker(shape_at: ShapeAt) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
 
 
 def masked_tokens(
-    schema: type[BaseModel], tokens: Sequence[str], config: BaseModel | None = None
+    schema: type[BaseModel],
+    tokens: Sequence[str],
+    config: BaseModel | None = None,
+    *,
+    hydra: bool = False,
 ) -> list[str]:
     """A command line (as `parse` takes it) with the values of its secret flags masked:
-    `--api.key=**********`, `--api.keys ********** **********`."""
+    `--api.key=**********`, `--api.keys ********** **********`; with `hydra`, Hydra's
+    overrides (`api.key=**********`, `+api.key=...`)."""
     shape_at = _shapes(schema, config)
+    if hydra:
+        return [_masked_override(shape_at, text) for text in tokens]
     masked: list[str] = []
     for item, given in item_spans(list(tokens)):
         shape = shape_at(item.key) if isinstance(item, ValueItem) and item.tokens else None
@@ -67,12 +74,24 @@ def masked_tokens(
     return masked
 
 
+def _masked_override(shape_at: ShapeAt, text: str) -> str:
+    """A Hydra override, its value masked where its key is a secret's (or holds one)."""
+    key, eq, value = text.partition("=")
+    path = key.lstrip("+~").partition("@")[0]
+    shape = shape_at(path) if eq and path else None
+    if shape is None or not holds_secrets(shape):
+        return text
+    return f"{key}={hidden(value)}"
+
+
 def masked_definition(schema: type[BaseModel], definition: Mapping[str, Any]) -> dict[str, Any]:
     """A sweep's definition (sweep.json: the base argv, the sweep files' tables, the flag
-    axes) with every value an axis gives a secret masked, wherever the grammar puts it."""
+    axes) with every value an axis gives a secret masked, wherever the grammar puts it (a
+    Hydra multirun's definition names its tree: its argv is Hydra's overrides)."""
     shape_at = _shapes(schema, None)
     masked = dict(definition)
-    masked["argv"] = masked_tokens(schema, definition.get("argv", ()))
+    hydra = definition.get("hydra") is not None
+    masked["argv"] = masked_tokens(schema, definition.get("argv", ()), hydra=hydra)
     masked["axes"] = {
         key: _masked_values(shape_at, key, values)
         for key, values in definition.get("axes", {}).items()

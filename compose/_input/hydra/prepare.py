@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from compose._input.hydra.entries import Where
 from compose._input.hydra.grammar import Override, parse_override
@@ -81,10 +81,13 @@ def prepare(
     *,
     store: Mapping[str, StoreValue] | None,
     multirun: bool,
+    config_dirs: Sequence[str] = (),
 ) -> Prepared:
+    """`config_dirs` are more directories configs are found in (an app's `--config-dir`),
+    after `directory` and before `hydra.searchpath`'s sources."""
     parsed = parse_overrides(overrides)
     cwd = os.getcwd()
-    repo = make_repository(directory, [], store, cwd)
+    repo = make_repository(directory, list(config_dirs), store, cwd)
     primary = repo.load(config_name) if config_name is not None else None
     if primary is not None and not isinstance(primary.data, dict):
         raise SourceError(
@@ -92,7 +95,7 @@ def prepare(
         )
     extra, origin = searchpath(primary, parsed)
     if extra is not None:
-        repo = make_repository(directory, extra, store, cwd, origin)
+        repo = make_repository(directory, [*config_dirs, *extra], store, cwd, origin)
     check_sweeps(parsed, multirun)
     where = Where(primary.shown if primary is not None else (config_name or ""))
     result = defaults_list(repo, config_name, parsed, multirun, where)
