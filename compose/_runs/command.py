@@ -197,7 +197,7 @@ def points_table(
     keys = list(dict.fromkeys(key for point in made.points for key in point.axes))
     header = ["#", "name", *map(printable, keys), "job"]
     rows = [header]
-    masked = axes_masker(schema)
+    masked = axes_masker(schema, made.names)
     for point in made.points:
         left = skipped.get(point.name)
         job = left.state if left is not None else job_ids.get(point.name) or "-"

@@ -126,9 +126,18 @@ class Sweep(Generic[M]):
     """Control (`executor`) -> where the sweep file that set it says its keys are (`Where`)."""
 
     @property
-    def hydra(self) -> bool:
-        """Whether the points are a Hydra multirun's jobs: their argv is Hydra's overrides."""
-        return self.definition.get("hydra") is not None
+    def names(self) -> frozenset[str]:
+        """The axis keys that take names, not values (a Hydra multirun's config groups)."""
+        hydra = self.definition.get("hydra")
+        return frozenset(hydra["groups"]) if hydra is not None else frozenset()
+
+    @property
+    def grammar(self) -> dict[str, Any]:
+        """How the points' command lines read (`masked_tokens`'s keywords): compose's own
+        grammar, or Hydra's overrides (a multirun's jobs), its groups' choices being names."""
+        if self.definition.get("hydra") is None:
+            return {}
+        return {"hydra": True, "names": self.names}
 
     def control_at(self, path: KeyPath) -> str | None:
         """Where the control at `path` (`("sweep", "executor", "job_name")`) was written:
@@ -259,6 +268,8 @@ class PointGrammar(Generic[M]):
     """Where the base command line set each leaf (`leaf_origins`); {} where it cannot say."""
     texts: Mapping[str, str]
     """Every file read to compose the points, by the name it is shown as: its text."""
+    names: frozenset[str] = frozenset()
+    """The axis keys that take names, never masked (a Hydra multirun's config groups)."""
 
 
 def materialize(
@@ -594,12 +605,16 @@ def _compose_points(
         if progress is not None:
             progress("composing", index + 1, len(jobs))
     if failures:
-        raise gather(_point_errors(schema, [axes for axes, _ in jobs], failures))
+        points = [axes for axes, _ in jobs]
+        raise gather(_point_errors(schema, points, failures, grammar.names))
     return composed
 
 
 def _point_errors(
-    schema: type[BaseModel], points: list[Axes], failures: list[tuple[int, ComposeError]]
+    schema: type[BaseModel],
+    points: list[Axes],
+    failures: list[tuple[int, ComposeError]],
+    names: frozenset[str],
 ) -> list[ComposeError]:
     """Each failure named by its point; one that every point shares (the same key, value,
     origin and message: a mistake in the base command line) said once, for every point."""
@@ -607,7 +622,7 @@ def _point_errors(
     for index, error in failures:
         indices.setdefault(_said(error), set()).add(index)
     every = {said for said, found in indices.items() if len(found) == len(points) > 1}
-    masked = axes_masker(schema)
+    masked = axes_masker(schema, names)
     errors: list[ComposeError] = []
     told: set[str] = set()
     for index, error in failures:
@@ -829,6 +844,11 @@ def hydra_sweep(
     master = call.prepared(multirun=True)
     own = tuple(ov.text for ov in master.overrides if ov.is_hydra)
     swept = {ov.key_element for ov in master.overrides if ov.is_sweep and not ov.is_hydra}
+    groups = frozenset(  # overrides that choose a group's option: their values are names
+        ov.key_element
+        for ov in master.overrides
+        if not ov.is_hydra and master.repo.group_exists(ov.key)
+    )
     listed = jobs(list(master.overrides), master.repo.options)
     part = Part(len(listed), f"-m ({len(listed):,} jobs)", "--multirun", lambda: [{}] * len(listed))
     check_count([part], "the multirun")
@@ -842,6 +862,7 @@ def hydra_sweep(
         lambda key, directory: f"++{key}={as_text(Quoted(str(directory), chr(39)))}",
         lambda at: {},
         texts,
+        groups,
     )
     points = [(_job_axes(job, swept), tuple(job)) for job in listed]
     definition = {
@@ -850,6 +871,7 @@ def hydra_sweep(
             "config_dir": call.directory,
             "config_name": call.name,
             "config_dirs": list(call.config_dirs),
+            "groups": sorted(groups),
         },
         "sweep": [],
         "axes": {},
