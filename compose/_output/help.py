@@ -136,17 +136,16 @@ def help_screen(
 def entrypoint_section() -> Section:
     """The flags every entrypoint takes besides its schema's (`cli`: sweeps, reruns, help),
     named by the constants that reserve them (`compose._syntax`)."""
-    name, run_dir, output, executor, resume = SWEEP_CONTROLS
     short_help, long_help = HELP_FLAGS
     rows = [
         (SWEEP_FLAG, "@ FILE", "run a sweep: each point of the sweep file (several: a product)"),
         (f"{SWEEP_FLAG}.KEY", "V1 V2 ...", "a sweep axis: a point per value, times the other axes"),
-        (name, "NAME", "the sweep's directory name (default: the file's stem, or sweep)"),
-        (run_dir, "DIR", "where the sweep's directory goes (default: runs)"),
-        (output, "KEY", "the key set to each point's own directory"),
-        (executor, "NAME", "what runs the points: none, local, submitit, sbatch, ray"),
-        (resume, "", "run again only the points that failed or never started"),
-        (SWEEP_DRY_RUN, "", "with a sweep: write its records, run nothing"),
+        (
+            SWEEP_CONTROLS[0],
+            "NAME",
+            "the sweep's directory name (default: the file's stem, or sweep)",
+        ),
+        *_control_rows(""),
         (FROM_RUN_FLAG, "DIR", "compose a recorded run again (DIR/run.json), later flags on top"),
         (long_help, "[SECTION]", f"this help (or {short_help}); with SECTION, only that section"),
     ]
@@ -154,10 +153,22 @@ def entrypoint_section() -> Section:
     return Section("", "sweeps, reruns and help", entries)
 
 
+def _control_rows(when: str) -> list[tuple[str, str, str]]:
+    """The controls of a sweep but its name, each said after `when` (`"with -m: "`)."""
+    _, run_dir, output, executor, resume = SWEEP_CONTROLS
+    rows = [
+        (run_dir, "DIR", "where the sweep's directory goes (default: runs)"),
+        (output, "KEY", "the key set to each point's own directory"),
+        (executor, "NAME", "what runs the points: none, local, submitit, sbatch, ray"),
+        (resume, "", "run again only the points that failed or never started"),
+        (SWEEP_DRY_RUN, "", "with a sweep: write its records, run nothing"),
+    ]
+    return [(flag, argument, when + text) for flag, argument, text in rows]
+
+
 def hydra_section() -> Section:
     """Hydra's command line, as an app that reads a Hydra tree (`cli(hydra=)`) takes it:
     overrides, the tree's flags, and multirun, which the sweep controls steer."""
-    name, run_dir, output, executor, resume = SWEEP_CONTROLS
     short_help, long_help = HELP_FLAGS
     rows = [
         ("KEY=VALUE", "", "set a value the config has (+KEY=V adds one, ++KEY=V either)"),
@@ -167,12 +178,8 @@ def hydra_section() -> Section:
         ("--config-path", "DIR", "(or -cp) the config directory, relative to the app's file"),
         ("--config-name", "NAME", "(or -cn) the primary config, NAME.yaml"),
         ("--config-dir", "DIR", "(or -cd) one more directory the configs are found in"),
-        (name, "NAME", "with -m: the sweep's directory name (default: sweep)"),
-        (run_dir, "DIR", "with -m: where the sweep's directory goes (default: runs)"),
-        (output, "KEY", "with -m: the key set to each point's own directory"),
-        (executor, "NAME", "with -m: what runs the jobs: none, local, submitit, sbatch, ray"),
-        (resume, "", "with -m: run again only the jobs that failed or never started"),
-        (SWEEP_DRY_RUN, "", "with -m: write the sweep's records, run nothing"),
+        (SWEEP_CONTROLS[0], "NAME", "with -m: the sweep's directory name (default: sweep)"),
+        *_control_rows("with -m: "),
         (long_help, "", f"this help (or {short_help})"),
     ]
     entries = [Entry(flag, argument, "", "", text) for flag, argument, text in rows]
