@@ -644,33 +644,59 @@ def _hydra_prepare(
     store: HydraStore | None,
     multirun: bool = False,
     sources: Any = None,
+    config_dirs: Sequence[str] = (),
 ) -> Any:
     """Parse the overrides, find the sources (the search path; `sources`: a multirun master's,
     shared) and expand the defaults tree."""
     from compose._input.hydra.prepare import prepare  # noqa: PLC0415  # Hydra trees only
 
     return prepare(
-        directory, config_name, overrides, store=store, multirun=multirun, sources=sources
+        directory,
+        config_name,
+        overrides,
+        store=store,
+        multirun=multirun,
+        sources=sources,
+        config_dirs=config_dirs,
     )
 
 
 def _hydra_compose(prepared: Any, schema: type[M] | None) -> Any:
     """The prepared tree's leaves folded, the value overrides applied, Hydra's node dropped,
     interpolations resolved; bound to `schema` when one is given."""
-    from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
     from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
+
+    return _hydra_finish(hydra_composed(leaf_items(prepared), schema), schema)
+
+
+def _hydra_finish(composed: Composed, schema: type[M] | None) -> Any:
+    """A Hydra composition resolved, and bound to `schema` when one is given."""
+    hydra_resolve(composed)
+    if schema is None:
+        return composed.tree
+    return bind(composed, schema)
+
+
+def hydra_composed(items: list[Item], schema: type[BaseModel] | None) -> Composed:
+    """A prepared Hydra tree's items (`leaf_items`) folded, its value overrides applied and
+    Hydra's own node dropped: nothing resolved (what `compose show --hydra` shows as written)."""
     from compose._syntax import HYDRA_NODE  # noqa: PLC0415  # Hydra trees only
 
-    composed = compose_items(leaf_items(prepared), schema)
+    composed = compose_items(items, schema)
     composed.tree.pop(HYDRA_NODE, None)
+    return composed
+
+
+def hydra_resolve(composed: Composed) -> None:
+    """Resolve a Hydra composition's interpolations in place, as Hydra reads them: only the
+    values holding `${` (a `???` nobody reads stays)."""
+    from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
+
     below = list(_interpolated(composed.tree, ()))
     if below:
         composed.tree = resolve_tree(
             composed.tree, below=below, describe=functools.partial(_hydra_describe, composed)
         )
-    if schema is None:
-        return composed.tree
-    return bind(composed, schema)
 
 
 def _hydra_describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
@@ -693,3 +719,67 @@ def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:
             yield from _interpolated(below, (*path, index))
     elif isinstance(value, str) and INTERPOLATION in value:
         yield path
+
+
+class HydraCall:
+    """A Hydra tree named as a command line names it (`DIR:NAME`, or an app's `--config-path`,
+    `--config-name` and `--config-dir`), and Hydra's overrides of it: what `compose show
+    --hydra`, `explain` and an app's `cli(hydra=)` compose, by `compose_hydra`'s own steps."""
+
+    __slots__ = ("config_dirs", "directory", "name", "overrides")
+
+    def __init__(
+        self,
+        directory: str,
+        name: str,
+        overrides: Sequence[str],
+        config_dirs: Sequence[str] = (),
+    ) -> None:
+        self.directory = directory
+        self.name = name
+        self.overrides = list(overrides)
+        self.config_dirs = tuple(config_dirs)
+
+    @classmethod
+    def of(cls, spec: str, overrides: Sequence[str], origin: str) -> HydraCall:
+        """`DIR:NAME` and the overrides; a spec without both is an error naming `origin`."""
+        from compose._input.hydra.prepare import config_spec  # noqa: PLC0415  # Hydra trees only
+
+        directory, name = config_spec(spec, origin)
+        return cls(directory, name, overrides)
+
+    def but(self, overrides: Sequence[str]) -> HydraCall:
+        """The same tree with other overrides (a job of a multirun)."""
+        return HydraCall(self.directory, self.name, overrides, self.config_dirs)
+
+    def prepared(self, *, multirun: bool = False) -> Any:
+        """The overrides parsed and the defaults tree expanded (its warnings given)."""
+        prepared = _hydra_prepare(
+            self.directory,
+            self.name,
+            self.overrides,
+            store=None,
+            multirun=multirun,
+            config_dirs=self.config_dirs,
+        )
+        _hydra_warnings(prepared)
+        return prepared
+
+    def items(self, texts: dict[str, str] | None = None) -> list[Item]:
+        """What the fold merges: each config of the defaults tree at its package, in merge
+        order, then the value overrides (`compose._merge.typed.leaf_items`); each file's text
+        kept in `texts`, by the name it is shown as, when given (a run record's sources)."""
+        from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
+
+        prepared = self.prepared()
+        if texts is not None:
+            for leaf in prepared.defaults.leaves:
+                loaded = prepared.repo.load(leaf.config_path)
+                if loaded is not None and loaded.text is not None:
+                    texts[loaded.shown] = loaded.text
+        return leaf_items(prepared)
+
+    def config(self, schema: type[M], texts: dict[str, str] | None = None) -> M:
+        """The validated config, as `compose_hydra` gives it."""
+        config: M = _hydra_finish(hydra_composed(self.items(texts), schema), schema)
+        return config

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, PydanticUserError
 
-from compose._api import check_keys, resolve
+from compose._api import HydraCall, check_keys, hydra_composed, hydra_resolve, resolve
 from compose._bind.validate import bind, plain_nones
 from compose._cli.complete import completion_script
 from compose._cli.entry import (
@@ -35,7 +35,15 @@ from compose._cli.entry import (
 )
 from compose._cli.roles import load_schema
 from compose._cli.usage import BY_NAME, SUBCOMMANDS, Subcommand, command_help, usage_text
-from compose._input.argv import DeleteItem, EnvItem, FileItem, Item, ValueItem, split_argv
+from compose._input.argv import (
+    DeleteItem,
+    EnvItem,
+    FileItem,
+    Item,
+    NodeItem,
+    ValueItem,
+    split_argv,
+)
 from compose._input.env import with_environment
 from compose._input.options import Options as ComposeOptions
 from compose._input.origins import FlagSource, Moved, Shifted
@@ -54,6 +62,8 @@ from compose._schema.shape import section_models
 from compose._schema.walk import walk
 from compose._syntax import (
     HELP_FLAGS,
+    HYDRA_GLOBAL,
+    HYDRA_SEARCHPATH,
     NONE_TEXT,
     SCHEMA_VERSION,
     SECRET_MASK,
@@ -70,6 +80,7 @@ COMMAND_OPTIONS: dict[str, frozenset[str]] = {
 }
 _ALL_OPTIONS = frozenset().union(*COMMAND_OPTIONS.values())
 _HELP = (*HELP_FLAGS, "help")  # `compose help [COMMAND]`, `compose show help` too
+_HYDRA = "--hydra"  # show and explain: ARGV is Hydra's overrides of DIR:NAME
 _END = "--"  # ends a subcommand's options: every token after it is an operand
 
 
@@ -105,6 +116,25 @@ class Options:
     @property
     def resolved(self) -> bool:
         return "--resolved" in self.flags
+
+    def hydra(self, argv: list[str]) -> HydraCall | None:
+        """`--hydra DIR:NAME` with ARGV as Hydra's overrides (None without `--hydra`); the
+        options that name compose's own nodes have no meaning there, and are refused."""
+        spec = self.values.get(_HYDRA)
+        if spec is None:
+            if "--defaults" in self.flags:
+                raise ArgvError(
+                    "lists a Hydra tree's defaults: it needs --hydra DIR:NAME", key="--defaults"
+                )
+            return None
+        for name in ("--search-path", "--env-prefix"):
+            if name in self.values or name in self.repeated:
+                raise ArgvError(
+                    f"composes compose's own nodes: it has no meaning with {_HYDRA}",
+                    key=name,
+                    hint=f"a Hydra tree's search path is {HYDRA_SEARCHPATH}=[file://DIR]",
+                )
+        return HydraCall.of(spec, argv, _HYDRA)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -236,16 +266,24 @@ class Result:
 
 
 def compose_argv(argv: list[str], options: Options) -> Result:
-    """ARGV composed as the options say: with which schema, search path and environment."""
+    """ARGV composed as the options say: with which schema, search path and environment; or,
+    with `--hydra DIR:NAME`, ARGV as Hydra's overrides of that tree."""
     schema, resolved = options.schema, options.resolved
-    composed = compose_items(options.items(argv), schema, options.search_path)
+    hydra = options.hydra(argv)
+    if hydra is not None:
+        composed = hydra_composed(hydra.items(), schema)
+    else:
+        composed = compose_items(options.items(argv), schema, options.search_path)
     check_keys(composed)
     set_leaves = {path for path, value in leaves(composed.tree) if value != {}}
     empty = {path for path, value in leaves(composed.tree) if value == {}}
     if not resolved:
         shown = masked_secrets(composed.root, composed.tree)
         return Result(composed, shown, False, set_leaves, empty, composed.tree)
-    resolve(composed)
+    if hydra is not None:
+        hydra_resolve(composed)
+    else:
+        resolve(composed)
     if schema is None:
         plain = plain_nones(composed.tree)
         return Result(composed, plain, False, set_leaves, empty, plain)
@@ -265,10 +303,46 @@ def show(options: Options) -> int:
     fmt = options.values.get("--format", "toml")
     if fmt not in ("toml", "json"):
         raise ArgvError("expects toml or json", key="--format", value=fmt)
+    if "--defaults" in options.flags:
+        return _defaults(options)
     result = compose_argv(options.rest, options)
     with_origins = "--origins" in options.flags
     text = _json(result, with_origins) if fmt == "json" else _toml(result, with_origins, options)
     _print(text, fmt)
+    return 0
+
+
+def _defaults(options: Options) -> int:
+    """`show --hydra DIR:NAME --defaults`: each config of the tree's defaults list in merge
+    order, the package its keys land at, and the defaults entries that chose it (FILE:LINE, the
+    primary's first), or the override that did; as a table, or as JSON with --format json."""
+    from compose._input.hydra.tree import chain_text  # noqa: PLC0415  # Hydra trees only
+    from compose._runs.view import table_lines  # noqa: PLC0415  # this listing only
+
+    hydra = options.hydra(options.rest)
+    assert hydra is not None  # `hydra` refuses --defaults without --hydra
+    for name in ("--origins", "--resolved", "--schema"):
+        if name in options.flags or name in options.values:
+            raise ArgvError("shows the config: --defaults lists the configs", key=name)
+    rows = [
+        {
+            "config": leaf.config_path,
+            "package": leaf.package,
+            "entry": chain_text(leaf.chain),
+            "overridden_by": str(leaf.forced_by) if leaf.forced_by is not None else None,
+        }
+        for leaf in hydra.prepared().defaults.leaves
+    ]
+    if options.values.get("--format", "toml") == "json":
+        _print(json.dumps(rows, indent=2, ensure_ascii=False) + "\n", "json")
+        return 0
+    shown = [["config", "package", "defaults entry"]]
+    for row in rows:
+        entry = row["entry"]
+        if row["overridden_by"]:
+            entry += f", overridden by {row['overridden_by']}"
+        shown.append([row["config"], row["package"] or HYDRA_GLOBAL, entry])
+    write_text(sys.stdout, "".join(printable(line) + "\n" for line in table_lines(shown)))
     return 0
 
 
@@ -320,20 +394,27 @@ def explain(options: Options) -> int:
     if key.startswith("@") or "" in split_dotted(key.removeprefix("--")):
         raise ArgvError("expects a KEY (a dotted path such as trainer.lr), then ARGV", value=key)
     schema = options.schema
-    items = options.items(argv)
-    final = compose_items(items, schema, options.search_path)
+    hydra = options.hydra(argv)
+    if hydra is not None:
+        items = hydra.items()
+        final = hydra_composed(items, schema)
+    else:
+        items = options.items(argv)
+        final = compose_items(items, schema, options.search_path)
     check_keys(final)
     path = walk(final.root, _segments(key, schema), final.tree, key).path
-    lines = [final.show_key(path)]
-    steps = [
-        (printable(origin), value)
-        for origin, value in _history(items, schema, path, options.search_path)
-    ]
+    lines = [dotted(path) if hydra is not None else final.show_key(path)]  # as its ARGV names it
+    history = (
+        _hydra_history(items, schema, path)
+        if hydra is not None
+        else _history(items, schema, path, options.search_path)
+    )
+    steps = [(printable(origin), value) for origin, value in history]
     width = max(29, *(len(origin) + 2 for origin, _ in steps))
     lines += [f"  {origin:<{width}}{value}" for origin, value in steps]
     written = _at(final.tree, path)
-    with contextlib.suppress(ComposeError):
-        resolve(final)  # the winner resolved too, where the composition resolves
+    with contextlib.suppress(ComposeError):  # the winner resolved too, where it resolves
+        hydra_resolve(final) if hydra is not None else resolve(final)
     lines.append(f"  => {_winner(final, path, written)}")
     # a file name or key may hold control characters (values are reprs): one line each
     write_text(sys.stdout, "".join(printable(line) + "\n" for line in lines))
@@ -403,6 +484,29 @@ def _history(
 
 
 _ENVIRONMENT = "environment"
+
+
+def _hydra_history(
+    items: list[Item], schema: type[BaseModel] | None, path: KeyPath
+) -> list[tuple[str, str]]:
+    """Each config of a Hydra tree (in merge order), then the value overrides, that set or
+    deleted the value at `path`: the tree composed one more node at a time (Hydra's own node,
+    first, in every stage), a step kept where the value or its origin changed."""
+    steps: list[tuple[str, str]] = []
+    before: tuple[Any, str | None] = (_UNSET, None)
+    for count in range(2, len(items) + 1):
+        composed = compose_items(items[:count], schema)
+        value = _at(composed.tree, path)
+        now = (value, composed.origins.describe(path) if value is not _UNSET else None)
+        if now != before:
+            last = items[count - 1]
+            label = last.where if isinstance(last, NodeItem) else "command line"
+            if value is _UNSET:
+                steps.append((label, "(deleted)"))
+            else:
+                steps.append((now[1] or label, _shown(composed, path, value)))
+        before = now
+    return steps or [("default", "(no node sets it)")]
 
 
 def _set_by_last_node(composed: Composed, path: KeyPath, value: Any, read: int) -> bool:

@@ -51,6 +51,7 @@ def cli(
     wide: bool | None = None,
     now: Now = None,
     frozen: bool = False,
+    hydra: str | None = None,
 ) -> M:
     """Parse `argv` (default: `sys.argv[1:]`) into `schema`; print help or errors and exit:
     `--help` prints the help to stdout and exits 0, bad input prints the error to stderr and
@@ -76,12 +77,29 @@ def cli(
     instead; without either, $COMPOSE_NOW, else the clock when a `${now:}` is resolved.
     `frozen=True` (or a schema whose `model_config` says `frozen=True`) returns a frozen
     config: changing any part of it raises `FrozenError` (docs/06).
+
+    `hydra="DIR:NAME"` makes the app read a Hydra tree (DIR relative to the file that calls
+    `cli`), with Hydra's command line: overrides (`db=postgresql trainer.lr=1e-3 +x=1 ~y`),
+    `--config-path`/`-cp`, `--config-name`/`-cn`, `--config-dir`/`-cd`, and `-m`/`--multirun`,
+    whose jobs are a sweep's points (docs/06). The options that name compose's own nodes
+    (`search_path`, `env_prefix`, `default`, `resolvers`) are refused with it.
     """
     del wide  # accepted, not needed: see the docstring
     if args is not None and argv is not None:
         raise TypeError("cli() takes argv or args, not both")
     name = prog or program_name()
     shown = _Shown(description, bool(plain))
+    if hydra is not None:
+        taken: dict[str, object] = {
+            "search_path": search_path,
+            "env_prefix": env_prefix,
+            "default": default,
+            "resolvers": resolvers,
+        }
+        refused = [option for option, value in taken.items() if value not in (None, ())]
+        if refused:
+            raise TypeError(f"cli(hydra=) composes a Hydra tree: it takes no {refused[0]}")
+        shown.hydra = (hydra, sys._getframe(1).f_globals.get("__file__"))
     knobs = functools.partial(  # checked where its errors are reported
         options,
         resolvers=resolvers,
@@ -103,7 +121,7 @@ def cli(
     try:
         with warnings_as_lines():  # printed first: they explain what follows
             try:
-                return _parse(schema, tokens, name, knobs())
+                return _parse(schema, tokens, name, knobs(), shown.hydra)
             except ComposeError as error:
                 outcome = error
     except SweepDone as done:
@@ -131,17 +149,18 @@ def _answer_completion(
 class _Shown:
     """How `cli` shows help and errors: the app's `description`, and `plain` text only."""
 
-    __slots__ = ("description", "plain")
+    __slots__ = ("description", "hydra", "plain")
 
     def __init__(self, description: str | None, plain: bool) -> None:
         self.description = description
         self.plain = plain
+        self.hydra: tuple[str, str | None] | None = None  # `hydra=`, and the app's file
 
 
 def _raising(schema: type[M], args: list[str], prog: str, knobs: Options, shown: _Shown) -> M:
     """`cli(schema, args=...)`: errors are raised; help is printed, and exits 0."""
     try:
-        return _parse(schema, args, prog, knobs)
+        return _parse(schema, args, prog, knobs, shown.hydra)
     except HelpRequested as asked:
         with output_may_close():
             show_help(_described(asked, shown.description), plain=shown.plain)
@@ -191,15 +210,21 @@ def _runs(
         base = help_argv(args)
         if base is not None:
             return base, knobs, again
-        progress = SweepProgress(sys.stderr)
-        try:
-            text = run_sweep(schema, args, prog, knobs, progress=progress)
-        except KeyboardInterrupt:  # said once the progress line is cleared (finally)
-            raise SweepDone(progress.interrupted(), interrupted=True) from None
-        finally:
-            progress.end()
-        raise SweepDone(text)
+        sweep_mode(lambda progress: run_sweep(schema, args, prog, knobs, progress=progress))
     return args, knobs, again
+
+
+def sweep_mode(run: Callable[[SweepProgress], str]) -> NoReturn:
+    """Run a sweep to its end, its progress on stderr: `SweepDone` with its table, or, on
+    Ctrl-C, with what it left."""
+    progress = SweepProgress(sys.stderr)
+    try:
+        text = run(progress)
+    except KeyboardInterrupt:  # said once the progress line is cleared (finally)
+        raise SweepDone(progress.interrupted(), interrupted=True) from None
+    finally:
+        progress.end()
+    raise SweepDone(text)
 
 
 LARGE_SWEEP = 1_000  # points: off a terminal, a sweep this large reports its progress...
@@ -268,8 +293,22 @@ def _described(asked: HelpRequested, description: str | None) -> HelpRequested:
     return HelpRequested(plain_help(screen), screen)
 
 
-def _parse(schema: type[M], args: list[str], prog: str, knobs: Options) -> M:
-    """`compose.parse`, with a bare help request answered as it would answer it."""
+def _parse(
+    schema: type[M],
+    args: list[str],
+    prog: str,
+    knobs: Options,
+    hydra: tuple[str, str | None] | None = None,
+) -> M:
+    """`compose.parse`, with a bare help request answered as it would answer it; with
+    `hydra` (`cli(hydra=)`, and the app's file), Hydra's command line, unless it starts with
+    `@` (compose's own: a sweep point's job, its recorded config)."""
+    if hydra is not None and args[:1] != ["@"]:
+        from compose._cli.hydra_app import app_tree, parse_hydra  # noqa: PLC0415  # Hydra apps only
+
+        spec, app_file = hydra
+        tree = app_tree(spec, app_file)
+        return parse_hydra(schema, args, prog, knobs, tree, app_file, sweep_mode)
     again = None
     if any(is_sweep_flag(token) or is_from_run_flag(token) for token in args):
         args, knobs, again = _runs(schema, args, prog, knobs)

@@ -69,6 +69,7 @@ _SEARCH_PATH = Option(
 )
 _ENV_PREFIX = Option("--env-prefix", "PREFIX", "set values from variables PREFIX + KEY__PATH")
 _COMPOSING = (_SEARCH_PATH, _ENV_PREFIX)  # every subcommand that composes ARGV takes them
+_HYDRA = Option("--hydra", "DIR:NAME", "compose Hydra tree DIR from NAME.yaml; ARGV: overrides")
 
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     Subcommand(
@@ -83,6 +84,8 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
             Option("--format", "toml|json", "the output's format (default: toml)"),
             Option("--origins", "", "say where each value came from (file:line, flag)"),
             *_COMPOSING,
+            _HYDRA,
+            Option("--defaults", "", "with --hydra: each config merged, and what chose it"),
         ),
         argv=True,
     ),
@@ -92,7 +95,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "every node of ARGV that set KEY (a dotted path such as trainer.lr), in order, and the "
         "value that wins",
         "explain trainer.optim.lr @ base.toml @ debug.toml",
-        (_schema("the config class: its fields and their defaults"), *_COMPOSING),
+        (_schema("the config class: its fields and their defaults"), *_COMPOSING, _HYDRA),
         argv=True,
     ),
     Subcommand(

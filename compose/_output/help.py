@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # only a type here: the graph module is not needed to draw he
 # The usage line's parts: plain help breaks the line between them, never inside one
 USAGE_PARTS = ("[@ FILE ...]", "[--SECTION @ FILE ...]", "[--KEY VALUE ...]", "[--LIST+ VALUE ...]")
 USAGE = " ".join(USAGE_PARTS)
+# An app reading a Hydra tree (`cli(schema, hydra=...)`) takes Hydra's command line instead
+HYDRA_USAGE_PARTS = ("[-m]", "[--config-path DIR]", "[--config-name NAME]", "[OVERRIDE ...]")
 DEFAULT_WIDTH = 80  # columns of plain help piped with no $COLUMNS, as argparse and rich draw it
 _MIN_WIDTH = 40  # a smaller $COLUMNS still gets lines a flag and a few words fit in
 _MAX_DEPTH = 12
@@ -93,10 +95,11 @@ class HelpScreen:
         self.problem = problem  # why the given nodes could not be composed
         self.environment = environment  # which variables set fields (with `env_prefix`)
         self.footer = ""  # the last line: how to see one section (on the whole screen only)
+        self.usage_parts = USAGE_PARTS  # what the command line takes, as the usage line says
 
     @property
     def usage(self) -> str:
-        return f"usage: {self.prog} {USAGE}"
+        return f"usage: {self.prog} {' '.join(self.usage_parts)}"
 
 
 def help_screen(
@@ -133,22 +136,54 @@ def help_screen(
 def entrypoint_section() -> Section:
     """The flags every entrypoint takes besides its schema's (`cli`: sweeps, reruns, help),
     named by the constants that reserve them (`compose._syntax`)."""
-    name, run_dir, output, executor, resume = SWEEP_CONTROLS
     short_help, long_help = HELP_FLAGS
     rows = [
         (SWEEP_FLAG, "@ FILE", "run a sweep: each point of the sweep file (several: a product)"),
         (f"{SWEEP_FLAG}.KEY", "V1 V2 ...", "a sweep axis: a point per value, times the other axes"),
-        (name, "NAME", "the sweep's directory name (default: the file's stem, or sweep)"),
-        (run_dir, "DIR", "where the sweep's directory goes (default: runs)"),
-        (output, "KEY", "the key set to each point's own directory"),
-        (executor, "NAME", "what runs the points: none, local, submitit, sbatch, ray"),
-        (resume, "", "run again only the points that failed or never started"),
-        (SWEEP_DRY_RUN, "", "with a sweep: write its records, run nothing"),
+        (
+            SWEEP_CONTROLS[0],
+            "NAME",
+            "the sweep's directory name (default: the file's stem, or sweep)",
+        ),
+        *_control_rows(""),
         (FROM_RUN_FLAG, "DIR", "compose a recorded run again (DIR/run.json), later flags on top"),
         (long_help, "[SECTION]", f"this help (or {short_help}); with SECTION, only that section"),
     ]
     entries = [Entry(flag, argument, "", "", text) for flag, argument, text in rows]
     return Section("", "sweeps, reruns and help", entries)
+
+
+def _control_rows(when: str) -> list[tuple[str, str, str]]:
+    """The controls of a sweep but its name, each said after `when` (`"with -m: "`)."""
+    _, run_dir, output, executor, resume = SWEEP_CONTROLS
+    rows = [
+        (run_dir, "DIR", "where the sweep's directory goes (default: runs)"),
+        (output, "KEY", "the key set to each point's own directory"),
+        (executor, "NAME", "what runs the points: none, local, submitit, sbatch, ray"),
+        (resume, "", "run again only the points that failed or never started"),
+        (SWEEP_DRY_RUN, "", "with a sweep: write its records, run nothing"),
+    ]
+    return [(flag, argument, when + text) for flag, argument, text in rows]
+
+
+def hydra_section() -> Section:
+    """Hydra's command line, as an app that reads a Hydra tree (`cli(hydra=)`) takes it:
+    overrides, the tree's flags, and multirun, which the sweep controls steer."""
+    short_help, long_help = HELP_FLAGS
+    rows = [
+        ("KEY=VALUE", "", "set a value the config has (+KEY=V adds one, ++KEY=V either)"),
+        ("GROUP=OPTION", "", "choose a config group's option; +GROUP=OPTION adds an entry"),
+        ("~KEY", "", "delete a key, or a group's entry (~GROUP=OPTION: if it is that)"),
+        ("--multirun", "", "(or -m) a run per job of the sweeps (a=1,2 b=range(3)): a sweep"),
+        ("--config-path", "DIR", "(or -cp) the config directory, relative to the app's file"),
+        ("--config-name", "NAME", "(or -cn) the primary config, NAME.yaml"),
+        ("--config-dir", "DIR", "(or -cd) one more directory the configs are found in"),
+        (SWEEP_CONTROLS[0], "NAME", "with -m: the sweep's directory name (default: sweep)"),
+        *_control_rows("with -m: "),
+        (long_help, "", f"this help (or {short_help})"),
+    ]
+    entries = [Entry(flag, argument, "", "", text) for flag, argument, text in rows]
+    return Section("", "Hydra's command line", entries)
 
 
 def _narrowing_line(prog: str, sections: list[Section]) -> str:
@@ -385,7 +420,7 @@ def plain_help(screen: HelpScreen, width: int | None = None) -> str:
     longer than a line, which no break can shorten."""
     width = width or help_width()
     first = f"usage: {screen.prog} "
-    lines = fill(USAGE_PARTS, width, first, " " * len(first))
+    lines = fill(screen.usage_parts, width, first, " " * len(first))
     lines += paragraph(screen.environment, width)
     lines.append("")
     if screen.problem:

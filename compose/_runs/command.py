@@ -24,13 +24,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from compose._api import HydraCall
 from compose._input.argv import FileItem, HelpItem, ValueItem, item_spans
 from compose._input.options import Options
 from compose._runs.define import cli_text
 from compose._runs.masked import axes_masker
 from compose._runs.records import open_sweep_executor, submit_sweep, sweep_lock, write_records
 from compose._runs.status import PointState, skipped_lines
-from compose._runs.sweep import Progress, Sweep, control_text, sweep_with
+from compose._runs.sweep import Progress, Sweep, control_text, hydra_sweep, sweep_with
 from compose._runs.view import table_lines
 from compose._syntax import SWEEP_DRY_RUN, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
@@ -143,12 +144,39 @@ def run_sweep(
         given_origins=args.origins,
         progress=progress,
     )
+    return run_made(schema, made, args.switches, progress)
+
+
+def run_hydra_sweep(
+    schema: type[BaseModel],
+    call: HydraCall,
+    controls: Sequence[str],
+    prog: str,
+    knobs: Options,
+    *,
+    progress: Progress | None = None,
+) -> str:
+    """Hydra's multirun as sweep mode (`compose._runs.sweep.hydra_sweep`), start to end, with
+    the sweep controls given (`--sweep-dir DIR`, `--sweep-executor local`, `--dry-run`...):
+    the text to print."""
+    args = _SweepArgs(list(controls))
+    made = hydra_sweep(
+        schema, call, knobs, prog, args.controls, given_origins=args.origins, progress=progress
+    )
+    return run_made(schema, made, args.switches, progress)
+
+
+def run_made(
+    schema: type[BaseModel], made: Sweep[Any], switches: set[str], progress: Progress | None
+) -> str:
+    """A sweep whose points are made: its executor opened, its records written, its points
+    submitted (unless `--dry-run`); the table of points to print."""
     executor = open_sweep_executor(made)
-    dry = DRY_RUN in args.switches
+    dry = DRY_RUN in switches
     if not dry:
         executor.ready()  # a cluster that cannot take the jobs: nothing written, nothing submitted
     with sweep_lock(made.directory):  # one sweep writes and submits here at a time
-        resume = "--sweep-resume" in args.switches
+        resume = "--sweep-resume" in switches
         written = write_records(made, resume=resume, progress=progress)
         points = written.todo
         job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)
@@ -169,7 +197,7 @@ def points_table(
     keys = list(dict.fromkeys(key for point in made.points for key in point.axes))
     header = ["#", "name", *map(printable, keys), "job"]
     rows = [header]
-    masked = axes_masker(schema)
+    masked = axes_masker(schema, made.names)
     for point in made.points:
         left = skipped.get(point.name)
         job = left.state if left is not None else job_ids.get(point.name) or "-"

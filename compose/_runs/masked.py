@@ -31,29 +31,56 @@ ShapeAt = Callable[[str], "Shape | None"]
 
 
 def masked_axes(
-    schema: type[BaseModel], axes: Mapping[str, Any], config: BaseModel | None = None
+    schema: type[BaseModel],
+    axes: Mapping[str, Any],
+    config: BaseModel | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """A point's axes (KEY -> its value), each secret masked. `config`, the point's validated
-    config, tells which variant each union section has (without it: the class defaults')."""
-    return _masker(_shapes(schema, config))(axes)
+    config, tells which variant each union section has (without it: the class defaults').
+    The keys in `names` take names, never values (a Hydra multirun's config groups: `db`), and
+    are kept as they are, as a file node is."""
+    return _masker(_shapes(schema, config), names)(axes)
 
 
-def axes_masker(schema: type[BaseModel]) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def axes_masker(
+    schema: type[BaseModel], names: frozenset[str] = frozenset()
+) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     """`masked_axes` for the points of one sweep (its table, its errors): what each key's value
     may hold is found once, for every point the function is given."""
-    return _masker(_shapes(schema, None))
+    return _masker(_shapes(schema, None), names)
 
 
-def _masker(shape_at: ShapeAt) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
-    return lambda axes: {key: _axis_value(shape_at, key, value) for key, value in axes.items()}
+def _masker(
+    shape_at: ShapeAt, names: frozenset[str]
+) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    return lambda axes: {
+        key: value if _names_one(key, value, names) else _axis_value(shape_at, key, value)
+        for key, value in axes.items()
+    }
+
+
+def _names_one(key: str, value: Any, names: frozenset[str]) -> bool:
+    """Whether `value`, given to `key`, is a group's option (or a list of them): a name. A
+    table given to a group's key is a value (Hydra merges it there), and may hold a secret."""
+    return key in names and not (isinstance(value, str) and "{" in value)
 
 
 def masked_tokens(
-    schema: type[BaseModel], tokens: Sequence[str], config: BaseModel | None = None
+    schema: type[BaseModel],
+    tokens: Sequence[str],
+    config: BaseModel | None = None,
+    *,
+    hydra: bool = False,
+    names: frozenset[str] = frozenset(),
 ) -> list[str]:
     """A command line (as `parse` takes it) with the values of its secret flags masked:
-    `--api.key=**********`, `--api.keys ********** **********`."""
+    `--api.key=**********`, `--api.keys ********** **********`; with `hydra`, Hydra's
+    overrides (`api.key=**********`, `+api.key=...`), those of the keys in `names` (config
+    groups: `db=postgresql`) kept."""
     shape_at = _shapes(schema, config)
+    if hydra:
+        return [_masked_override(shape_at, text, names) for text in tokens]
     masked: list[str] = []
     for item, given in item_spans(list(tokens)):
         shape = shape_at(item.key) if isinstance(item, ValueItem) and item.tokens else None
@@ -67,12 +94,26 @@ def masked_tokens(
     return masked
 
 
+def _masked_override(shape_at: ShapeAt, text: str, names: frozenset[str]) -> str:
+    """A Hydra override, its value masked where its key is a secret's (or holds one)."""
+    key, eq, value = text.partition("=")
+    path = key.lstrip("+~").partition("@")[0]
+    shape = shape_at(path) if eq and path and not _names_one(key, value, names) else None
+    if shape is None or not holds_secrets(shape):
+        return text
+    return f"{key}={hidden(value)}"
+
+
 def masked_definition(schema: type[BaseModel], definition: Mapping[str, Any]) -> dict[str, Any]:
     """A sweep's definition (sweep.json: the base argv, the sweep files' tables, the flag
-    axes) with every value an axis gives a secret masked, wherever the grammar puts it."""
+    axes) with every value an axis gives a secret masked, wherever the grammar puts it (a
+    Hydra multirun's definition names its tree: its argv is Hydra's overrides)."""
     shape_at = _shapes(schema, None)
     masked = dict(definition)
-    masked["argv"] = masked_tokens(schema, definition.get("argv", ()))
+    hydra = definition.get("hydra")
+    names = frozenset(hydra["groups"]) if hydra is not None else frozenset()
+    argv = definition.get("argv", ())
+    masked["argv"] = masked_tokens(schema, argv, hydra=hydra is not None, names=names)
     masked["axes"] = {
         key: _masked_values(shape_at, key, values)
         for key, values in definition.get("axes", {}).items()

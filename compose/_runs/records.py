@@ -253,8 +253,8 @@ def _manifest_line(sweep: Sweep[Any], point: Point[Any], kept: Mapping[str, Any]
     line: dict[str, Any] = {
         "index": point.index,
         "name": point.name,
-        "axes": masked_axes(schema, point.axes, point.config),
-        "overrides": masked_tokens(schema, point.overrides, point.config),
+        "axes": masked_axes(schema, point.axes, point.config, sweep.names),
+        "overrides": masked_tokens(schema, point.overrides, point.config, **sweep.grammar),
         "fingerprint": point.fingerprint,
         "command": list(_command(sweep, point)),
         "directory": str(point.directory),
@@ -288,7 +288,7 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
     schema = type(point.config)
     record = run_record(
         prog=sweep.prog,
-        argv=masked_tokens(schema, point.argv, point.config),
+        argv=masked_tokens(schema, point.argv, point.config, **sweep.grammar),
         fingerprint=point.fingerprint,
         origins=point_origins(sweep, point),
         sources=sweep.sources,
@@ -298,8 +298,8 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
         now=sweep.now,
         **made_with,
     )
-    record["overrides"] = masked_tokens(schema, point.overrides, point.config)
-    record["axes"] = masked_axes(schema, point.axes, point.config)
+    record["overrides"] = masked_tokens(schema, point.overrides, point.config, **sweep.grammar)
+    record["axes"] = masked_axes(schema, point.axes, point.config, sweep.names)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
     job = job_record(_job(sweep, point))
     files = [

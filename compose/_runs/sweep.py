@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from compose._api import parse_with
+from compose._api import HydraCall, parse_with
 from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
 from compose._input.options import NO_OPTIONS, Options, Resolvers, options
@@ -31,6 +31,7 @@ from compose._jsonfile import is_text, read_record, record_field
 from compose._runs.define import (
     Axes,
     Definition,
+    Part,
     Where,
     axis_part,
     check_count,
@@ -124,6 +125,20 @@ class Sweep(Generic[M]):
     control_origins: Mapping[str, Where] = field(default_factory=dict, repr=False, compare=False)
     """Control (`executor`) -> where the sweep file that set it says its keys are (`Where`)."""
 
+    @property
+    def names(self) -> frozenset[str]:
+        """The axis keys that take names, not values (a Hydra multirun's config groups)."""
+        hydra = self.definition.get("hydra")
+        return frozenset(hydra["groups"]) if hydra is not None else frozenset()
+
+    @property
+    def grammar(self) -> dict[str, Any]:
+        """How the points' command lines read (`masked_tokens`'s keywords): compose's own
+        grammar, or Hydra's overrides (a multirun's jobs), its groups' choices being names."""
+        if self.definition.get("hydra") is None:
+            return {}
+        return {"hydra": True, "names": self.names}
+
     def control_at(self, path: KeyPath) -> str | None:
         """Where the control at `path` (`("sweep", "executor", "job_name")`) was written:
         FILE:LINE, the flag that gave it, or None (a default)."""
@@ -209,16 +224,7 @@ def sweep_with(
     The sweep's count of points is known, and held to `MAX_POINTS`, before any is made."""
     files = FileCache()
     read = _read_sweep_files(sweep_files)
-    controls, control_origins = read.controls, read.origins
-    for control, value in (given or {}).items():
-        if value is not None:
-            controls[control] = value
-            flag = (given_origins or {}).get(control)  # None: given in code
-            control_origins[control] = flag
-            if flag is not None:
-                read.wheres[control] = _given_as(flag)
-            else:
-                read.wheres.pop(control, None)
+    _take_given(read, given, given_origins)
     parts = [definition.part for definition in read.definitions]
     parts.extend(axis_part(key, spec, f"--sweep.{key}") for key, spec in (axes or {}).items())
     if not parts:
@@ -226,26 +232,72 @@ def sweep_with(
     check_count(parts, "the sweep")
     origins = {key: o for definition in read.definitions for key, o in definition.origins.items()}
     origins.update({key: f"--sweep.{key}" for key in axes or {}})
-    settings = _Settings(controls, control_origins, prog)
+    settings = Settings(read.controls, read.origins, prog)
     _check_keys(schema, origins, settings)
     points = made(parts, "the sweep")
     base = tuple(argv)
-    definition = masked_definition(  # sweep.json, and its hash, hold no secret
-        schema,
-        {
-            "prog": settings.prog,
-            "argv": list(base),
-            "sweep": read.tables,
-            "axes": dict(axes or {}),
-            "command": list(settings.command),
-            "output": settings.output,
-        },
+    jobs = [
+        (point, tuple(token for key, value in point.items() for token in override(key, value)))
+        for point in points
+    ]
+
+    def compose_argv(tokens: Sequence[str], at: Options) -> M:
+        return parse_with(schema, tokens, at, prog=settings.prog, files=files)
+
+    grammar = PointGrammar(
+        compose_argv,
+        lambda key, directory: f"--{key}={directory}",
+        lambda at: leaf_origins(schema, base, files, at),
+        files.texts,
     )
-    definition_hash = canonical_hash(definition)
+    definition = {"argv": list(base), "sweep": read.tables, "axes": dict(axes or {})}
+    return materialize(
+        schema, grammar, base, jobs, settings, read.wheres, definition, knobs, progress
+    )
+
+
+@dataclass(frozen=True)
+class PointGrammar(Generic[M]):
+    """How a sweep's points are composed, in compose's own grammar or in Hydra's: a whole
+    command line (the base, then a point's overrides) -> its validated config."""
+
+    compose: Callable[[Sequence[str], Options], M]
+    output_token: Callable[[str, Path], str]
+    """The override that sets a dotted key to a directory (the sweep's output key)."""
+    base_origins: Callable[[Options], dict[str, str]]
+    """Where the base command line set each leaf (`leaf_origins`); {} where it cannot say."""
+    texts: Mapping[str, str]
+    """Every file read to compose the points, by the name it is shown as: its text."""
+    names: frozenset[str] = frozenset()
+    """The axis keys that take names, never masked (a Hydra multirun's config groups)."""
+
+
+def materialize(
+    schema: type[M],
+    grammar: PointGrammar[M],
+    base: tuple[str, ...],
+    jobs: Sequence[tuple[Axes, tuple[str, ...]]],
+    settings: Settings,
+    wheres: Mapping[str, Where],
+    definition: Mapping[str, Any],
+    knobs: Options,
+    progress: Progress | None,
+) -> Sweep[M]:
+    """A sweep's points composed (each its axes and the overrides that give them, after
+    `base`), at one instant, their output directories checked: the `Sweep`. `definition`,
+    with the settings' program, command and output, is what sweep.json keeps and hashes."""
+    recorded = {
+        "prog": settings.prog,
+        **definition,
+        "command": list(settings.command),
+        "output": settings.output,
+    }
+    masked = masked_definition(schema, recorded)  # sweep.json, and its hash, hold no secret
+    definition_hash = canonical_hash(masked)
     instant = _sweep_instant(knobs, settings.directory, definition_hash)
     at_instant = knobs.but(now=instant)
-    composed = _compose_points(schema, base, points, settings, files, at_instant, progress)
-    base_origins = leaf_origins(schema, base, files, at_instant)
+    composed = _compose_points(schema, grammar, base, jobs, settings, at_instant, progress)
+    base_origins = grammar.base_origins(at_instant)
     _check_output_dirs(composed, settings.output, base_origins)
     return Sweep(
         name=settings.name,
@@ -257,15 +309,42 @@ def sweep_with(
         output=settings.output,
         executor=settings.executor,
         executor_options=settings.executor_options,
-        definition=definition,
+        definition=masked,
         definition_hash=definition_hash,
         origins=base_origins,
-        sources={shown: sha256_text(text) for shown, text in files.texts.items()},
+        sources={shown: sha256_text(text) for shown, text in grammar.texts.items()},
         cwd=os.getcwd(),
         now=instant,
-        control_origins=read.wheres,
+        control_origins=dict(wheres),
         knobs=at_instant,
     )
+
+
+def _take_given(
+    read: _SweepFiles,
+    given: Mapping[str, Any] | None,
+    given_origins: Mapping[str, str] | None,
+) -> None:
+    """The controls given as arguments (flags, or `sweep()`'s keywords) over the files'."""
+    for control, value in (given or {}).items():
+        if value is not None:
+            read.controls[control] = value
+            flag = (given_origins or {}).get(control)  # None: given in code
+            read.origins[control] = flag
+            if flag is not None:
+                read.wheres[control] = _given_as(flag)
+            else:
+                read.wheres.pop(control, None)
+
+
+def controls_given(
+    given: Mapping[str, Any] | None, given_origins: Mapping[str, str] | None, prog: str | None
+) -> tuple[Settings, dict[str, Where]]:
+    """The settings of a sweep made without sweep files (Hydra's multirun): the controls
+    given as flags, and where each was given."""
+    read = _SweepFiles()
+    _take_given(read, given, given_origins)
+    return Settings(read.controls, read.origins, prog), read.wheres
 
 
 def _given_as(flag: str) -> Where:
@@ -362,7 +441,7 @@ def control_text(value: Any, key: str, origin: str | None) -> str:
     return value
 
 
-class _Settings:
+class Settings:
     """The controls of a sweep, with their defaults, checked, and where each was given."""
 
     def __init__(
@@ -452,7 +531,7 @@ class _Settings:
         return control_text(executor, key, origin), {}
 
 
-def _check_keys(schema: type[BaseModel], origins: Mapping[str, str], settings: _Settings) -> None:
+def _check_keys(schema: type[BaseModel], origins: Mapping[str, str], settings: Settings) -> None:
     """Every axis key, and the output key, names a field of the schema (all at once, each
     with a did-you-mean)."""
     flags = set(all_flags(schema))
@@ -494,20 +573,19 @@ def _below_a_leaf(flag: str, flags: set[str]) -> bool:
 
 def _compose_points(
     schema: type[M],
+    grammar: PointGrammar[M],
     base: tuple[str, ...],
-    points: list[Axes],
-    settings: _Settings,
-    files: FileCache,
+    jobs: Sequence[tuple[Axes, tuple[str, ...]]],
+    settings: Settings,
     knobs: Options,
     progress: Progress | None,
 ) -> list[Point[M]]:
     composed: list[Point[M]] = []
     failures: list[tuple[int, ComposeError]] = []
     seen: dict[str, int] = {}
-    for index, axes in enumerate(points):
-        overrides = tuple(token for key, value in axes.items() for token in override(key, value))
+    for index, (axes, overrides) in enumerate(jobs):
         try:
-            point = _compose_point(schema, base, index, axes, overrides, settings, files, knobs)
+            point = _compose_point(grammar, base, index, axes, overrides, settings, knobs)
         except ComposeError as error:
             failures.extend((index, each) for each in error.errors)
         else:
@@ -525,14 +603,18 @@ def _compose_points(
             seen[point.name] = index
             composed.append(point)
         if progress is not None:
-            progress("composing", index + 1, len(points))
+            progress("composing", index + 1, len(jobs))
     if failures:
-        raise gather(_point_errors(schema, points, failures))
+        points = [axes for axes, _ in jobs]
+        raise gather(_point_errors(schema, points, failures, grammar.names))
     return composed
 
 
 def _point_errors(
-    schema: type[BaseModel], points: list[Axes], failures: list[tuple[int, ComposeError]]
+    schema: type[BaseModel],
+    points: list[Axes],
+    failures: list[tuple[int, ComposeError]],
+    names: frozenset[str],
 ) -> list[ComposeError]:
     """Each failure named by its point; one that every point shares (the same key, value,
     origin and message: a mistake in the base command line) said once, for every point."""
@@ -540,7 +622,7 @@ def _point_errors(
     for index, error in failures:
         indices.setdefault(_said(error), set()).add(index)
     every = {said for said, found in indices.items() if len(found) == len(points) > 1}
-    masked = axes_masker(schema)
+    masked = axes_masker(schema, names)
     errors: list[ComposeError] = []
     told: set[str] = set()
     for index, error in failures:
@@ -574,27 +656,26 @@ def _toward_a_control(error: ComposeError) -> ComposeError:
 
 
 def _compose_point(
-    schema: type[M],
+    grammar: PointGrammar[M],
     base: tuple[str, ...],
     index: int,
     axes: Axes,
     overrides: tuple[str, ...],
-    settings: _Settings,
-    files: FileCache,
+    settings: Settings,
     knobs: Options,
 ) -> Point[M]:
     """Compose one point. With an output key, it is composed with that key set to the sweep's
     directory to take its fingerprint (without the key), then again with its own directory."""
     argv = (*base, *overrides)
     output = settings.output
-    where = [f"--{output}={settings.directory}"] if output else []
-    config = parse_with(schema, [*argv, *where], knobs, prog=settings.prog, files=files)
+    where = [grammar.output_token(output, settings.directory)] if output else []
+    config = grammar.compose([*argv, *where], knobs)
     exclude: list[KeyPath] = [tuple(output.split("."))] if output else []
     digest = fingerprint(config, exclude=exclude)
     directory = settings.directory / digest[:NAME_CHARS]
     if output:
-        argv = (*argv, f"--{output}={directory}")
-        config = parse_with(schema, argv, knobs, prog=settings.prog, files=files)
+        argv = (*argv, grammar.output_token(output, directory))
+        config = grammar.compose(argv, knobs)
     return Point(index, typed_axes(config, axes), overrides, argv, config, digest, directory)
 
 
@@ -739,3 +820,70 @@ def launched_as(prog: str) -> list[str]:
     if os.access(script, os.X_OK) and script.suffix != ".py":
         return [path]
     return [sys.executable, path]
+
+
+def hydra_sweep(
+    schema: type[M],
+    call: HydraCall,
+    knobs: Options,
+    prog: str | None,
+    given: Mapping[str, Any] | None = None,
+    *,
+    given_origins: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+) -> Sweep[M]:
+    """Hydra's multirun (`app -m db=a,b lr=1,2`) as a sweep: each job of Hydra's job list
+    (`compose._input.hydra.sweeps.jobs`, in Hydra's order) a point, its overrides the job's,
+    after Hydra's own settings (`hydra.*`); the keys swept are its axes. The job count is held
+    to `MAX_POINTS` before any job is composed; the controls are `sweep_with`'s."""
+    from compose._input.hydra.grammar import Quoted, as_text  # noqa: PLC0415  # Hydra trees only
+    from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
+
+    settings, wheres = controls_given(given, given_origins, prog)
+    _check_keys(schema, {}, settings)  # the output key; Hydra's keys are checked composing
+    master = call.prepared(multirun=True)
+    own = tuple(ov.text for ov in master.overrides if ov.is_hydra)
+    swept = {ov.key_element for ov in master.overrides if ov.is_sweep and not ov.is_hydra}
+    groups = frozenset(  # overrides that choose a group's option: their values are names
+        ov.key_element
+        for ov in master.overrides
+        if not ov.is_hydra and master.repo.group_exists(ov.key)
+    )
+    listed = jobs(list(master.overrides), master.repo.options)
+    part = Part(len(listed), f"-m ({len(listed):,} jobs)", "--multirun", lambda: [{}] * len(listed))
+    check_count([part], "the multirun")
+    texts: dict[str, str] = {}
+
+    def compose_job(tokens: Sequence[str], at: Options) -> M:
+        return call.but(tokens).config(schema, texts)
+
+    grammar = PointGrammar(
+        compose_job,
+        lambda key, directory: f"++{key}={as_text(Quoted(str(directory), chr(39)))}",
+        lambda at: {},
+        texts,
+        groups,
+    )
+    points = [(_job_axes(job, swept), tuple(job)) for job in listed]
+    definition = {
+        "argv": list(call.overrides),
+        "hydra": {
+            "config_dir": call.directory,
+            "config_name": call.name,
+            "config_dirs": list(call.config_dirs),
+            "groups": sorted(groups),
+        },
+        "sweep": [],
+        "axes": {},
+    }
+    return materialize(schema, grammar, own, points, settings, wheres, definition, knobs, progress)
+
+
+def _job_axes(job: Sequence[str], swept: set[str]) -> Axes:
+    """A job's swept keys and their values, as its overrides write them (`db=postgresql`)."""
+    axes: Axes = {}
+    for text in job:
+        key, _, value = text.partition("=")
+        if key in swept:
+            axes[key] = value
+    return axes

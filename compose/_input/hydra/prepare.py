@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from compose._input.hydra.entries import Where
 from compose._input.hydra.grammar import Override, parse_override
@@ -82,14 +82,17 @@ def prepare(
     store: Mapping[str, StoreValue] | None,
     multirun: bool,
     sources: Prepared | None = None,
+    config_dirs: Sequence[str] = (),
 ) -> Prepared:
     """`sources`: a multirun's master, whose repository and primary every job shares (the
-    tree read once: a job's overrides cannot change the search path, which is never swept)."""
+    tree read once: a job's overrides cannot change the search path, which is never swept).
+    `config_dirs` are more directories configs are found in (an app's `--config-dir`), after
+    `directory` and before `hydra.searchpath`'s sources."""
     parsed = parse_overrides(overrides)
     if sources is not None:
         repo, primary = sources.repo, sources.primary
     else:
-        repo, primary = _sources(directory, config_name, parsed, store)
+        repo, primary = _sources(directory, config_name, parsed, store, config_dirs)
     check_sweeps(parsed, multirun)
     where = Where(primary.shown if primary is not None else (config_name or ""))
     result = defaults_list(repo, config_name, parsed, multirun, where)
@@ -101,11 +104,12 @@ def _sources(
     config_name: str | None,
     parsed: list[Override],
     store: Mapping[str, StoreValue] | None,
+    config_dirs: Sequence[str],
 ) -> tuple[Repository, Loaded | None]:
     """The repository (the search path: the config dir, `hydra.searchpath`, the store) and the
     primary config read from it."""
     cwd = os.getcwd()
-    repo = make_repository(directory, [], store, cwd)
+    repo = make_repository(directory, list(config_dirs), store, cwd)
     primary = repo.load(config_name) if config_name is not None else None
     if primary is not None and not isinstance(primary.data, dict):
         raise SourceError(
@@ -113,5 +117,21 @@ def _sources(
         )
     extra, origin = searchpath(primary, parsed)
     if extra is not None:
-        repo = make_repository(directory, extra, store, cwd, origin)
+        repo = make_repository(directory, [*config_dirs, *extra], store, cwd, origin)
     return repo, primary
+
+
+def config_spec(text: str, origin: str) -> tuple[str, str]:
+    """`DIR:NAME` (`conf:config`) -> the config directory and the primary config's name, split
+    at the last `:` (a directory may hold one, a config name cannot: `C:\\conf:config`); a
+    missing directory or name is an error naming `origin` (the flag or argument)."""
+    directory, colon, name = text.rpartition(":")
+    if not colon or not directory or not name:
+        missing = "no ':'" if not colon else "no directory" if not directory else "no name"
+        raise ArgvError(
+            f"is a config directory and a primary config's name, DIR:NAME ({missing})",
+            key=origin,
+            value=text,
+            hint="conf:config reads conf/config.yaml",
+        )
+    return directory, name

@@ -53,6 +53,7 @@ class Leaf:
     primary: bool
     override_key: str | None  # group entries only: how the command line names the choice
     chain: tuple[Where, ...]  # the entries that led here, the primary first
+    forced_by: Where | None = None  # the override (`db=x`, `override /db: x`) that chose it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +65,7 @@ class Node:
     chain: tuple[Where, ...]
     primary: bool = False
     header: str | None = None
+    forced_by: Where | None = None  # what forced the group's choice, if anything did
 
     @property
     def path(self) -> str:
@@ -92,7 +94,7 @@ class Node:
 
     def leaf(self, is_self: bool = False) -> Leaf:
         key = self.key if self.is_group and not is_self else None
-        return Leaf(self.path, self.package, is_self, self.primary, key, self.chain)
+        return Leaf(self.path, self.package, is_self, self.primary, key, self.chain, self.forced_by)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -355,8 +357,11 @@ def _children(
             continue
         child = Node(written, node.inner, (*node.chain, written.where))
         if child.is_group and child.key in exp.forced:
+            forced = exp.forced[child.key]
             child = dataclasses.replace(
-                child, entry=dataclasses.replace(written, choice=exp.forced[child.key].choice)
+                child,
+                entry=dataclasses.replace(written, choice=forced.choice),
+                forced_by=forced.where,
             )
             exp.used.add(child.key)
         entry = child.entry
@@ -376,7 +381,12 @@ def _children(
                     where=entry.where,
                 )
                 children.append(
-                    expand(exp, Node(one, node.inner, child.chain), False, interpolated)
+                    expand(
+                        exp,
+                        Node(one, node.inner, child.chain, forced_by=child.forced_by),
+                        False,
+                        interpolated,
+                    )
                 )
         elif entry.is_interpolated:
             children.append(child)

@@ -1,0 +1,324 @@
+"""An app that reads a Hydra tree (issue 40): `cli(Schema, hydra="conf:config")` takes Hydra's
+command line: overrides, `--config-path`/`-cp` (relative to the app's file, as `hydra=`'s
+directory is), `--config-name`/`-cn`, `--config-dir`/`-cd`; `--help` shows the schema's help
+with the tree's values and Hydra's forms within 80 columns; `-m` makes each job of Hydra's job
+list a sweep point, with its run record, through compose's sweep machinery and executors,
+bounded by the sweep's 10,000-point limit before any job is composed. Bad input is one error,
+exit 2, naming FILE:LINE or the flag."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from conftest import run_command, wait_until
+from pydantic import BaseModel, SecretStr
+
+from compose import cli
+
+if TYPE_CHECKING:
+    from conftest import WriteFile
+
+# Trees written short: a primary without _self_ is warned of, as Hydra does
+pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
+
+
+class DB(BaseModel):
+    """Where the data lives."""
+
+    driver: str
+    port: int
+    password: SecretStr = SecretStr("")
+
+
+class Trainer(BaseModel):
+    lr: float
+    name: str
+
+
+class App(BaseModel):
+    """A Hydra app."""
+
+    db: DB
+    trainer: Trainer
+
+
+def _tree(write: WriteFile, root: str = "conf") -> None:
+    write(
+        f"{root}/config.yaml",
+        """
+        defaults:
+          - db: mysql
+          - _self_
+
+        trainer:
+          lr: 0.01
+          name: run-${db.driver}
+        """,
+    )
+    write(f"{root}/db/mysql.yaml", "driver: mysql\nport: 3306\n")
+    write(f"{root}/db/postgresql.yaml", "driver: postgresql\nport: 5432\n")
+
+
+def _run(
+    argv: list[str], capsys: pytest.CaptureFixture[str], tree: str
+) -> tuple[int, str, str, App | None]:
+    """`app ARGV` through `cli(App, hydra=tree)`: exit code, stdout, stderr, the config."""
+    config = None
+    try:
+        config = cli(App, argv, prog="app", hydra=tree)
+    except SystemExit as exit_:
+        code = exit_.code
+    else:
+        code = 0
+    out, err = capsys.readouterr()
+    assert isinstance(code, int)
+    return code, out, err, config
+
+
+@pytest.fixture
+def tree(write: WriteFile, tmp_path: Path) -> str:
+    _tree(write)
+    return f"{tmp_path}/conf:config"
+
+
+def test_overrides_compose_the_tree_once(tree: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err, config = _run(["db=postgresql", "trainer.lr=1e-3"], capsys, tree)
+    assert (code, out, err) == (0, "", "")
+    assert config == App(
+        db=DB(driver="postgresql", port=5432), trainer=Trainer(lr=1e-3, name="run-postgresql")
+    )
+
+
+def test_adding_and_deleting_keys(
+    tree: str, write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err, config = _run(
+        ["+db.password=s3cret", "~trainer.name", "++trainer.name=x"], capsys, tree
+    )
+    assert (code, err) == (0, "")
+    assert config is not None
+    assert (config.db.password.get_secret_value(), config.trainer.name) == ("s3cret", "x")
+
+
+def test_config_name_and_config_dir(
+    tree: str, write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(
+        "conf/other.yaml", "defaults:\n  - db: sqlite\n  - _self_\ntrainer:\n  lr: 2\n  name: o\n"
+    )
+    write("more/db/sqlite.yaml", "driver: sqlite\nport: 0\n")
+    code, _, err, config = _run(["-cn", "other", "--config-dir=more"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert config is not None
+    assert (config.db.driver, config.trainer.lr) == ("sqlite", 2)
+    code, _, err, config = _run(["--config-name=other"], capsys, tree)  # no sqlite without -cd
+    assert code == 2
+    assert "conf/other.yaml:2" in err
+
+
+def test_relative_config_paths_are_relative_to_the_app_file(
+    write: WriteFile, tmp_path: Path
+) -> None:
+    """As Hydra reads `config_path`: `hydra="conf:config"` and `-cp` name directories beside
+    the app's file, wherever it is run from; `-cd` is relative to the working directory."""
+    _tree(write, "app/conf")
+    _tree(write, "app/conf2")
+    write("app/conf2/db/mysql.yaml", "driver: mysql2\nport: 1\n")
+    write(
+        "app/main.py",
+        """
+        from pydantic import BaseModel, SecretStr
+
+        from compose import cli
+
+
+        class App(BaseModel):
+            db: dict[str, object]
+
+
+        print(cli(App, hydra="conf:config").db["driver"])
+        """,
+    )
+    (tmp_path / "elsewhere").mkdir()
+    for argv, driver in [([], "mysql"), (["-cp", "conf2"], "mysql2")]:
+        code, out, err = run_command(
+            [sys.executable, str(tmp_path / "app" / "main.py"), *argv], cwd=tmp_path / "elsewhere"
+        )
+        assert (code, err, out) == (0, "", f"{driver}\n")
+
+
+def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
+    tree: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    code, out, err, _ = _run(["db=postgresql", "--help"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert out.startswith("usage: app [-m] [--config-path DIR] [--config-name NAME] [OVERRIDE")
+    assert [line for line in out.splitlines() if len(line) > 80] == []
+    flat = " ".join(out.split())
+    assert "db.port INT (= 5432, from conf/db/postgresql.yaml:2)" in flat
+    assert "Hydra's command line:" in flat
+    for form in ("KEY=VALUE", "GROUP=OPTION", "~KEY", "--multirun", "-cp", "-cn", "-cd"):
+        assert form in flat
+    assert "--sweep-dir DIR with -m" in flat
+    assert "@ FILE" not in out  # compose's own grammar is not this app's
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["db=nope"], "error: 'nope' (from conf/config.yaml:2): no config db/nope"),
+        (["trainer.lr=fast"], "(from trainer.lr=fast)"),
+        (["trainer.lrr=1"], "trainer.lrr (from trainer.lrr=1): no such key"),
+        (["db=mysql,postgresql"], "a comma list is a sweep: it needs multirun"),
+        (["--cfg", "job"], "--cfg: is not a flag this app takes"),
+        (["--sweep-dir", "x"], "--sweep-dir: steers a multirun's sweep: it needs -m"),
+        (["-m", "--sweep.lr", "1"], "--sweep.lr: is compose's own sweep"),
+        (["-cd", "nowhere"], "--config-dir = 'nowhere': is no directory"),
+        (["-cn"], "-cn: expects a value"),
+    ],
+)
+def test_bad_input_is_one_error_exit_2(
+    tree: str, argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err, _ = _run(argv, capsys, tree)
+    assert (code, out) == (2, "")
+    assert said in err
+    assert err.count("\n") == 1
+
+
+def test_the_options_of_compose_s_own_nodes_are_refused(tree: str) -> None:
+    with pytest.raises(TypeError, match="takes no env_prefix"):
+        cli(App, [], hydra=tree, env_prefix="APP_")
+
+
+def _manifest(directory: Path) -> list[dict[str, object]]:
+    lines = (directory / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_multirun_jobs_are_sweep_points_with_run_records(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.1,0.2", "+db.password=hush"]
+    code, out, err, _ = _run([*argv, "--dry-run", "--sweep-name", "grid"], capsys, tree)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert (
+        lines[0]
+        == "sweep grid: 4 points in runs/grid (dry run: records written, nothing submitted)"
+    )
+    rows = [line.split() for line in lines[2:]]
+    assert [row[2:4] for row in rows] == [  # Hydra's job order: the last axis varies fastest
+        ["mysql", "0.1"],
+        ["mysql", "0.2"],
+        ["postgresql", "0.1"],
+        ["postgresql", "0.2"],
+    ]
+    manifest = _manifest(tmp_path / "runs" / "grid")
+    assert [line["overrides"] for line in manifest][1] == [
+        "db=mysql",
+        "trainer.lr=0.2",
+        "+db.password=**********",  # a secret field's value never reaches a record
+    ]
+    point = Path(str(manifest[3]["directory"]))
+    record = json.loads((point / "run.json").read_text(encoding="utf-8"))
+    assert record["axes"] == {"db": "postgresql", "trainer.lr": 0.2}
+    assert "conf/db/postgresql.yaml" in " ".join(record["sources"])
+    config = (point / "configs" / "app.toml").read_text(encoding="utf-8")
+    assert 'driver = "postgresql"' in config
+    assert "lr = 0.2" in config
+    definition = json.loads((tmp_path / "runs" / "grid" / "sweep.json").read_text())
+    assert definition["hydra"]["config_name"] == "config"
+    assert "hush" not in json.dumps(definition)
+
+
+def test_multirun_with_the_local_executor_runs_each_job(write: WriteFile, tmp_path: Path) -> None:
+    """Each point's job runs the app with its recorded config (`app @ POINT/configs/...`),
+    which a Hydra app reads as compose's own command line."""
+    _tree(write)
+    write(
+        "main.py",
+        """
+        from pydantic import BaseModel, SecretStr
+
+        from compose import cli
+
+
+        class DB(BaseModel):
+            driver: str
+            port: int
+
+
+        class App(BaseModel):
+            db: DB
+
+
+        print("ran with", cli(App, hydra="conf:config").db.driver)
+        """,
+    )
+    code, out, err = run_command(
+        [sys.executable, "main.py", "-m", "db=mysql,postgresql", "--sweep-executor", "local"],
+        cwd=tmp_path,
+    )
+    assert (code, err) == (0, ""), err
+    assert out.startswith("sweep sweep: 2 points in runs/sweep (executor local)\n")
+    directories = [Path(str(line["directory"])) for line in _manifest(tmp_path / "runs" / "sweep")]
+
+    def ended() -> bool:
+        return all(
+            (d / "status.json").exists() and "finished" in (d / "status.json").read_text()
+            for d in directories
+        )
+
+    wait_until(ended, "every job finished")
+    logs = [(d / "log.txt").read_text().splitlines()[-1] for d in directories]
+    assert logs == ["ran with mysql", "ran with postgresql"]
+
+
+def test_a_multirun_past_the_sweep_limit_is_refused_before_any_job_composes(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err, _ = _run(["-m", "trainer.lr=range(0,10001)", "--dry-run"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert "10,001 points, past the limit of 10,000" in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_failing_job_is_named_and_nothing_is_written(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err, _ = _run(["-m", "trainer.lr=1,fast"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: point 1 (trainer.lr=fast): ")
+    assert not (tmp_path / "runs").exists()
+
+
+def test_sweep_output_sets_each_job_s_directory(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err, _ = _run(
+        ["-m", "db=mysql,postgresql", "--sweep-output", "trainer.name", "--dry-run"], capsys, tree
+    )
+    assert (code, err) == (0, "")
+    for line in _manifest(tmp_path / "runs" / "sweep"):
+        config = Path(str(line["directory"]), "configs", "app.toml").read_text()
+        assert f'name = "{line["directory"]}"' in config
+
+
+def test_a_table_given_to_a_group_key_is_a_value_and_its_secret_is_masked(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`db=mysql` names an option and is kept; `db={password:x}` sets values: masked."""
+    argv = ["-m", "db=mysql,postgresql", "++db={password:hush}", "--dry-run"]
+    code, out, err, _ = _run(argv, capsys, tree)
+    assert (code, err) == (0, "")
+    records = (tmp_path / "runs" / "sweep").rglob("*.json*")
+    text = " ".join(path.read_text() for path in records) + out
+    assert "hush" not in text
+    assert "++db=**********" in text
+    assert "db=postgresql" in text
