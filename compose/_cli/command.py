@@ -175,20 +175,24 @@ def _subcommand(name: str) -> Subcommand:
 
 def split_options(args: list[str], command: Subcommand) -> Options:
     """The command's own options, up to the first other token or `--`; the rest are its
-    operands (ARGV, PATHs), in which an option of the command is an error (`_late_options`)."""
+    operands (ARGV, PATHs), in which an option of the command is an error (`_late_options`).
+    A keyed command's options may also follow its KEY (`explain KEY --hydra DIR:NAME ARGV`)."""
     options = Options()
+    key: list[str] = []  # a keyed command's KEY, which its options may follow
     pos = 0
     while pos < len(args):
         token = args[pos]
         name, eq, value = token.partition("=")
         option = command.option(name)
         if token == _END:
-            options.rest = args[pos + 1 :]
+            options.rest = [*key, *args[pos + 1 :]]
             return options
         if token in _HELP:
             options.help = True
         elif option is None and name in _ALL_OPTIONS:
             raise ArgvError(f"is not an option of compose {command.name}", key=name)
+        elif option is None and command.keyed and not key:
+            key.append(token)
         elif option is None:
             break
         elif not option.metavar:
@@ -206,8 +210,8 @@ def split_options(args: list[str], command: Subcommand) -> Options:
             else:
                 options.values[name] = value
         pos += 1
-    options.rest = args[pos:]
-    options.help = options.help or _late_options(options.rest, command)
+    options.rest = [*key, *args[pos:]]
+    options.help = options.help or _late_options(args[pos:], command)
     return options
 
 

@@ -7,7 +7,9 @@ from `SUBCOMMANDS`: the global help (`compose --help`), each subcommand's help
 
 The one rule for options, for every subcommand: a subcommand's own options come first, before
 its ARGV, PATHs or other operands; the first token that is not one of them ends them, and so
-does `--`. An option of the subcommand given after its operands is an error saying so (never a
+does `--`; `explain`'s options may also follow its KEY, which comes before ARGV
+(`compose explain trainer.lr --hydra conf:config db=x`). An option of the subcommand given
+after its operands is an error saying so (never a
 config key, never silently the option); a config key named like an option is set after `--`
 (`compose show -- @ a.toml --format x`), after which no token is an option.
 """
@@ -46,6 +48,7 @@ class Subcommand:
     example: str  # a command line, without `compose `
     options: tuple[Option, ...] = ()
     argv: bool = False  # its operands are an entrypoint's command line (ARGV, LEFT, RIGHT)
+    keyed: bool = False  # its first operand is a KEY, which its options may follow too
 
     @property
     def synopsis(self) -> list[str]:
@@ -97,6 +100,7 @@ SUBCOMMANDS: tuple[Subcommand, ...] = (
         "explain trainer.optim.lr @ base.toml @ debug.toml",
         (_schema("the config class: its fields and their defaults"), *_COMPOSING, _HYDRA),
         argv=True,
+        keyed=True,
     ),
     Subcommand(
         "diff",
@@ -171,6 +175,7 @@ BY_NAME = {command.name: command for command in SUBCOMMANDS}
 _HELP_OPTION = Option(HELP_FLAGS[1], "", f"this help (or {HELP_FLAGS[0]})")
 _ARGV = "ARGV is an entrypoint's command line (@ a.toml --trainer @ t.toml --trainer.lr 1e-3)."
 _RULE = "A command's options come first: the first other token, or --, ends them."
+_KEYED = "Its options may also follow KEY, before ARGV."
 _LATE = {  # what an option given after the operands is, and how to say what looks like one
     True: "An option given after ARGV is an error; a config key named like an option goes "
     "after --, where no token is an option (compose show -- @ a.toml --format x).",
@@ -207,7 +212,8 @@ def command_help(command: Subcommand, width: int) -> str:
     entries = [Entry(o.name, o.metavar, "", "", o.help) for o in (*command.options, _HELP_OPTION)]
     lines += ["", "options:", *entry_lines(entries, width, composed=False), ""]
     if command.options:
-        rule = f"{_ARGV if command.argv else ''} {_RULE} {_LATE[command.argv]}".strip()
-        lines += [*paragraph(rule, width, indent=""), ""]
+        keyed = _KEYED if command.keyed else ""
+        rule = f"{_ARGV if command.argv else ''} {_RULE} {keyed} {_LATE[command.argv]}"
+        lines += [*paragraph(" ".join(rule.split()), width, indent=""), ""]
     lines += ["example:", *fill(f"compose {command.example}".split(" "), width, "  ", "    ")]
     return "\n".join(lines) + "\n"

@@ -146,6 +146,25 @@ def test_explain_names_each_config_that_set_the_key(
     assert lines[4][:3] == ["=>", "2", "(from"]
 
 
+def test_explain_takes_its_options_after_the_key_as_the_issue_writes_it(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compose explain KEY --hydra DIR:NAME OVERRIDES`: the KEY comes before ARGV, so an
+    option right after it is still an option, and gives what the options-first form gives."""
+    after = run_compose(capsys, "explain", "trainer.lr", "--hydra", tree, "trainer.lr=2")
+    first = run_compose(capsys, "explain", "--hydra", tree, "trainer.lr", "trainer.lr=2")
+    assert after == first
+    assert after[0] == 0
+
+
+def test_explain_refuses_an_option_after_its_argv(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_compose(capsys, "explain", "trainer.lr", "x=1", "--hydra", tree)
+    assert code == 2
+    assert err.startswith("error: --hydra: is given after ARGV: options come first")
+
+
 def test_explain_shows_the_resolved_winner(tree: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_compose(capsys, "explain", "--hydra", tree, "trainer.name")
     assert (code, err) == (0, "")
