@@ -259,6 +259,23 @@ def test_defaults_list_errors_name_the_line(
         assert error.origin == origin
 
 
+def test_a_tree_that_doubles_at_each_level_is_refused_as_it_grows(write: WriteFile) -> None:
+    # 15 files, each naming the next twice, as a config or as a group's option: 2^15 entries
+    twice = {"": "- c{n}\n  - c{n}", "g/": "- /g@p{n}: c{n}\n  - /g@q{n}: c{n}"}
+    for folder, entries in twice.items():
+        conf = tree(
+            write,
+            {
+                f"{folder}c{level}.yaml": f"defaults:\n  {entries.format(n=level + 1)}\n"
+                for level in range(15)
+            }
+            | {f"{folder}c15.yaml": "x: 1\n"},
+        )
+        error = error_of(conf, f"{folder}c0")
+        assert "more than 10,000 entries" in error.message, folder
+        assert error.origin is not None and f"conf/{folder}c" in error.origin
+
+
 def test_no_such_primary_says_where_it_looked(write: WriteFile) -> None:
     error = error_of(tree(write, {"other.yaml": ""}), "config")
     assert error.message == "no such primary config"

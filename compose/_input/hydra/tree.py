@@ -36,7 +36,7 @@ from compose._input.hydra.entries import (
 )
 from compose._input.hydra.grammar import Override, parse_element
 from compose._input.hydra.hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
-from compose._input.hydra.repository import Loaded, Repository
+from compose._input.hydra.repository import MAX_CONFIGS, Loaded, Repository
 from compose._interp.resolve import resolve_tree
 from compose._syntax import HYDRA_DEFAULTS, HYDRA_OVERRIDE, INTERPOLATION, MANDATORY, SELF
 from compose._tree import MAX_DEPTH
@@ -128,6 +128,8 @@ class Expansion:
     known_at: dict[str, tuple[Where, ...]] = dataclasses.field(default_factory=dict)  # key -> chain
     known_by_group: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     warnings: list[str] = dataclasses.field(default_factory=list)
+    expanded: int = 0  # entries expanded: a config may name another twice, so the tree can
+    # double at each level while only a few files are read
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,6 +295,14 @@ def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[L
     if len(node.chain) > MAX_DEPTH:
         raise SourceError(
             f"defaults lists nested deeper than {MAX_DEPTH} levels: does a config include itself?",
+            value=node.path,
+            origin=chain_text(node.chain[-3:]),
+        )
+    exp.expanded += 1
+    if exp.expanded > MAX_CONFIGS:
+        raise SourceError(
+            f"a defaults tree of more than {MAX_CONFIGS:,} entries: "
+            "do configs include the same configs more than once?",
             value=node.path,
             origin=chain_text(node.chain[-3:]),
         )
