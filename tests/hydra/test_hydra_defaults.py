@@ -276,6 +276,41 @@ def test_a_tree_that_doubles_at_each_level_is_refused_as_it_grows(write: WriteFi
         assert error.origin is not None and f"conf/{folder}c" in error.origin
 
 
+@pytest.mark.parametrize(
+    ("name", "overrides", "origin"),
+    [
+        ("config", [], "conf/config.yaml:2"),  # a group's option in a defaults list
+        ("entry", [], "conf/entry.yaml:2"),  # a config entry
+        ("nested", [], "conf/nested.yaml:2 -> conf/g/deeper.yaml:2"),  # /g/../.. from a group
+        ("config", ["g=../../outside"], "g=../../outside"),  # a choice on the command line
+        ("config", ["g=[x,../../outside]"], "g=[x,../../outside]"),  # one of a multi-select
+        ("config", ["+h@a=../outside"], "conf/config.yaml -> +h@a=../outside"),  # appended
+        ("../outside", [], None),  # the primary's name
+        ("empty", [], "conf/empty.yaml:2"),  # an empty name between slashes
+    ],
+)
+def test_a_config_path_cannot_leave_its_group_or_the_tree(
+    write: WriteFile, name: str, overrides: list[str], origin: str | None
+) -> None:
+    write("outside.yaml", "secret: 1\n")  # beside conf/: never to be read
+    conf = tree(
+        write,
+        {
+            "config.yaml": "defaults:\n  - g: ../../outside\n",
+            "entry.yaml": "defaults:\n  - ../outside\n",
+            "nested.yaml": "defaults:\n  - g: deeper\n",
+            "g/deeper.yaml": "defaults:\n  - /g/../../outside\n",
+            "g/x.yaml": "x: 1\n",
+            "h/x.yaml": "x: 1\n",
+            "empty.yaml": "defaults:\n  - g//x\n",
+        },
+    )
+    error = error_of(conf, name, overrides)
+    assert isinstance(error, SourceError)
+    assert error.message.startswith("a config path is names joined by `/`")
+    assert error.origin == origin
+
+
 def test_no_such_primary_says_where_it_looked(write: WriteFile) -> None:
     error = error_of(tree(write, {"other.yaml": ""}), "config")
     assert error.message == "no such primary config"

@@ -298,6 +298,13 @@ def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[L
             value=node.path,
             origin=chain_text(node.chain[-3:]),
         )
+    if any(part in ("", ".", "..") for part in node.path.split("/")):
+        raise SourceError(
+            "a config path is names joined by `/`, inside the config tree",
+            value=node.path,
+            origin=None if node.primary else str(node.forced_by or chain_text(node.chain)),
+            hint="`..`, `.` and an empty name would read a config outside its group or tree",
+        )
     exp.expanded += 1
     if exp.expanded > MAX_CONFIGS:
         raise SourceError(
