@@ -133,6 +133,9 @@ def test_functions_make_sweeps() -> None:
         ("db", "an override is KEY=VALUE"),
         ("'a.b'=1", "not a key"),
         ("k=" + "[" * 200 + "]" * 200, "nested deeper"),
+        ("+" + ".".join("k" * 101) + "=1", "a key path of more than 100 segments"),
+        ("+" + "/".join("g" * 101) + "=x", "a key path of more than 100 segments"),
+        ("+db@" + ".".join("p" * 101) + "=x", "a key path of more than 100 segments"),
     ],
 )
 def test_what_does_not_parse_is_one_argv_error_naming_the_override(text: str, words: str) -> None:

@@ -156,6 +156,9 @@ def _split_key(text: str, key: str) -> tuple[str, str | None]:
         )
     if at and not _PACKAGE.fullmatch(package):
         raise ArgvError(f"{package} is not a package (a dotted path)", origin=text)
+    for part in (path, package):  # the tree it would build is walked recursively
+        if len(re.split(r"[./]", part)) > MAX_DEPTH:
+            raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=text)
     return path, (package if at else None)
 
 

@@ -314,6 +314,12 @@ def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[L
             origin=chain_text(node.chain[-3:]),
         )
     node, loaded = _visit(exp, node)
+    if node.package.count(".") >= MAX_DEPTH:  # the tables it makes are walked recursively
+        raise SourceError(
+            f"a package of more than {MAX_DEPTH} segments",
+            value=node.package,
+            origin=str(node.forced_by or chain_text(node.chain)),
+        )
     if loaded is None:
         return []  # deleted, `null`, a `???` a sweep will fill, or an optional file not there
     entries = list(loaded.entries)
