@@ -198,6 +198,25 @@ def test_a_group_chosen_twice_names_both_places(write: WriteFile) -> None:
     assert error.origin == "conf/config.yaml:2"
 
 
+def test_a_group_appended_where_the_list_chooses_it_points_to_the_choice(
+    write: WriteFile,
+) -> None:
+    # `+db=x` of a group the list already chooses: changing the choice is `db=x`, on the
+    # command line, not an `override` entry in a file
+    conf = tree(
+        write,
+        {
+            "config.yaml": "defaults:\n  - db: mysql\n  - _self_\n",
+            "db/mysql.yaml": "a: 1\n",
+            "db/sqlite.yaml": "a: 2\n",
+        },
+    )
+    error = error_of(conf, "config", ["+db=sqlite"])
+    assert error.message.startswith("db is chosen twice: mysql here, sqlite at")
+    assert error.hint is not None and "db=sqlite changes the choice" in error.hint
+    assert "override" not in error.hint
+
+
 def test_unused_overrides_are_reported_together_with_did_you_mean(write: WriteFile) -> None:
     conf = tree(
         write,

@@ -225,10 +225,15 @@ def _register_choice(exp: Expansion, node: Node) -> None:
     key, name = node.key, node.entry.name
     if key in exp.known and exp.known[key] != name:
         first = f"{exp.known[key]} at {chain_text(exp.known_at[key])}"
+        appended = next((e for e in exp.appends if e.where == exp.known_at[key][-1]), None)
+        hint = (
+            f"the defaults list chooses {key} already: {key}={exp.known[key]} changes the "
+            f"choice ({appended.where} adds a group the list does not choose)"
+            if appended is not None
+            else f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the others"
+        )
         raise SourceError(
-            f"{key} is chosen twice: {name} here, {first}",
-            origin=chain_text(node.chain),
-            hint=f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the others",
+            f"{key} is chosen twice: {name} here, {first}", origin=chain_text(node.chain), hint=hint
         )
     exp.known.setdefault(key, name)
     exp.known_at.setdefault(key, node.chain)
