@@ -1634,6 +1634,30 @@ ENTRIES: tuple[Part | Case, ...] = (
         fix="Name an option the group has; the chain says which entry of which file to correct.",
     ),
     Case(
+        name="hydra-path-outside-tree",
+        title="A config path that leaves its group or the tree",
+        did="Wrote `db: ../shared/mysql` to reach a config beside the tree's group directory.",
+        files={
+            "conf/config.yaml": "defaults:\n  - db: ../shared/mysql\n",
+            "shared/mysql.yaml": "driver: mysql\n",
+            **HYDRA_DBS,
+        },
+        hydra="conf:config",
+        error=SourceError,
+        message=(
+            "'db/../shared/mysql' (from conf/config.yaml:2): a config path is names joined by "
+            "`/`, inside the config tree; `..`, `.` and an empty name would read a config "
+            "outside its group or tree"
+        ),
+        key=None,
+        origin="conf/config.yaml:2",
+        fix=(
+            "Put the config in the group's directory, or name it from the top of the tree "
+            "(`/shared/mysql`, with `shared/` inside the config directory or on "
+            "`hydra.searchpath`)."
+        ),
+    ),
+    Case(
         name="hydra-group-chosen-twice",
         title="A group chosen twice in one defaults tree",
         did="Chose `db: mysql` in the primary and `/db: sqlite` in an experiment it includes.",

@@ -76,6 +76,17 @@ def test_main_prints_each_job_as_json(
     assert {json.loads(line)["model"]["name"] for line in lines} == {"large"}
 
 
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["db=postgresql", "--help"]])
+def test_help_prints_the_usage_and_composes_nothing(
+    app: types.ModuleType, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert app.main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert "app.py [-m] [OVERRIDE ...]" in captured.out
+    assert "{" not in captured.out  # no job's JSON
+
+
 @pytest.mark.parametrize(
     ("overrides", "names"),
     [

@@ -419,7 +419,7 @@ def explain(options: Options) -> int:
     written = _at(final.tree, path)
     with contextlib.suppress(ComposeError):  # the winner resolved too, where it resolves
         hydra_resolve(final) if hydra is not None else resolve(final)
-    lines.append(f"  => {_winner(final, path, written)}")
+    lines.append(f"  => {_winner(final, path, written, steps[-1][0])}")
     # a file name or key may hold control characters (values are reprs): one line each
     write_text(sys.stdout, "".join(printable(line) + "\n" for line in lines))
     return 0
@@ -435,14 +435,17 @@ def _shown(composed: Composed, path: KeyPath, value: Any) -> str:
     return repr(value)
 
 
-def _winner(final: Composed, path: KeyPath, written: Any) -> str:
+def _winner(final: Composed, path: KeyPath, written: Any, last_step: str) -> str:
+    """The value that wins, from its own origin, else the last step that set it: a Hydra
+    config loaded at a package makes a table that no line of its own wrote."""
+    origin = final.origins.describe(path) or last_step
     masked = _shown(final, path, written)
     if masked != repr(written):  # holds a secret: as written, masked (not resolved)
         shown = masked if isinstance(written, (dict, list)) else SECRET_MASK
-        return f"{shown} (from {final.origins.describe(path) or 'default'})"
+        return f"{shown} (from {origin})"
     value = _at(final.tree, path)
     if value is not _UNSET:
-        shown = f"{written!r} (from {final.origins.describe(path) or 'default'})"
+        shown = f"{written!r} (from {origin})"
         return shown if value == written else f"{shown}, resolved: {value!r}"
     if final.root.model is None:
         return "(unset)"

@@ -1,6 +1,7 @@
 """A small Hydra-style app: its config is a Hydra tree (`conf/`), composed by compose.
 
     python examples/hydra-app/app.py [-m] [OVERRIDE ...]
+    python examples/hydra-app/app.py --help       (or -h): this text
 
 Overrides are Hydra's: `db=postgresql` (a group's option), `optimizer.lr=0.01` (a value),
 `+experiment=long_run` (a group the defaults list does not name), `~trainer.seed` (a key
@@ -74,6 +75,9 @@ def configs(overrides: list[str], multirun: bool = False) -> list[tuple[list[str
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if any(arg in ("-h", "--help") for arg in args):  # a new user's first try: the usage
+        print(__doc__.strip())
+        return 0
     multirun = any(arg in ("-m", "--multirun") for arg in args)
     overrides = [arg for arg in args if arg not in ("-m", "--multirun")]
     try:

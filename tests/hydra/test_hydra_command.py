@@ -165,6 +165,17 @@ def test_explain_refuses_an_option_after_its_argv(
     assert err.startswith("error: --hydra: is given after ARGV: options come first")
 
 
+def test_explain_names_where_a_group_s_table_came_from(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `db` is the table db/postgresql.yaml makes at its package: no line of its own wrote it
+    code, out, err = run_compose(capsys, "explain", "--hydra", tree, "db", "db=postgresql")
+    assert (code, err) == (0, "")
+    *_, winner = out.splitlines()
+    assert winner.startswith("  => {'driver': 'postgresql'")
+    assert winner.endswith("(from conf/config.yaml:2)")
+
+
 def test_explain_shows_the_resolved_winner(tree: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_compose(capsys, "explain", "--hydra", tree, "trainer.name")
     assert (code, err) == (0, "")

@@ -198,6 +198,25 @@ def test_a_group_chosen_twice_names_both_places(write: WriteFile) -> None:
     assert error.origin == "conf/config.yaml:2"
 
 
+def test_a_group_appended_where_the_list_chooses_it_points_to_the_choice(
+    write: WriteFile,
+) -> None:
+    # `+db=x` of a group the list already chooses: changing the choice is `db=x`, on the
+    # command line, not an `override` entry in a file
+    conf = tree(
+        write,
+        {
+            "config.yaml": "defaults:\n  - db: mysql\n  - _self_\n",
+            "db/mysql.yaml": "a: 1\n",
+            "db/sqlite.yaml": "a: 2\n",
+        },
+    )
+    error = error_of(conf, "config", ["+db=sqlite"])
+    assert error.message.startswith("db is chosen twice: mysql here, sqlite at")
+    assert error.hint is not None and "db=sqlite changes the choice" in error.hint
+    assert "override" not in error.hint
+
+
 def test_unused_overrides_are_reported_together_with_did_you_mean(write: WriteFile) -> None:
     conf = tree(
         write,
@@ -257,6 +276,58 @@ def test_defaults_list_errors_name_the_line(
     assert message in error.message
     if origin is not None:
         assert error.origin == origin
+
+
+def test_a_tree_that_doubles_at_each_level_is_refused_as_it_grows(write: WriteFile) -> None:
+    # 15 files, each naming the next twice, as a config or as a group's option: 2^15 entries
+    twice = {"": "- c{n}\n  - c{n}", "g/": "- /g@p{n}: c{n}\n  - /g@q{n}: c{n}"}
+    for folder, entries in twice.items():
+        conf = tree(
+            write,
+            {
+                f"{folder}c{level}.yaml": f"defaults:\n  {entries.format(n=level + 1)}\n"
+                for level in range(15)
+            }
+            | {f"{folder}c15.yaml": "x: 1\n"},
+        )
+        error = error_of(conf, f"{folder}c0")
+        assert "more than 10,000 entries" in error.message, folder
+        assert error.origin is not None and f"conf/{folder}c" in error.origin
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "origin"),
+    [
+        ("config", [], "conf/config.yaml:2"),  # a group's option in a defaults list
+        ("entry", [], "conf/entry.yaml:2"),  # a config entry
+        ("nested", [], "conf/nested.yaml:2 -> conf/g/deeper.yaml:2"),  # /g/../.. from a group
+        ("config", ["g=../../outside"], "g=../../outside"),  # a choice on the command line
+        ("config", ["g=[x,../../outside]"], "g=[x,../../outside]"),  # one of a multi-select
+        ("config", ["+h@a=../outside"], "conf/config.yaml -> +h@a=../outside"),  # appended
+        ("../outside", [], None),  # the primary's name
+        ("empty", [], "conf/empty.yaml:2"),  # an empty name between slashes
+    ],
+)
+def test_a_config_path_cannot_leave_its_group_or_the_tree(
+    write: WriteFile, name: str, overrides: list[str], origin: str | None
+) -> None:
+    write("outside.yaml", "secret: 1\n")  # beside conf/: never to be read
+    conf = tree(
+        write,
+        {
+            "config.yaml": "defaults:\n  - g: ../../outside\n",
+            "entry.yaml": "defaults:\n  - ../outside\n",
+            "nested.yaml": "defaults:\n  - g: deeper\n",
+            "g/deeper.yaml": "defaults:\n  - /g/../../outside\n",
+            "g/x.yaml": "x: 1\n",
+            "h/x.yaml": "x: 1\n",
+            "empty.yaml": "defaults:\n  - g//x\n",
+        },
+    )
+    error = error_of(conf, name, overrides)
+    assert isinstance(error, SourceError)
+    assert error.message.startswith("a config path is names joined by `/`")
+    assert error.origin == origin
 
 
 def test_no_such_primary_says_where_it_looked(write: WriteFile) -> None:

@@ -5,6 +5,7 @@ lists and dicts, the functions, and the text a parsed value is written back as."
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -132,6 +133,9 @@ def test_functions_make_sweeps() -> None:
         ("db", "an override is KEY=VALUE"),
         ("'a.b'=1", "not a key"),
         ("k=" + "[" * 200 + "]" * 200, "nested deeper"),
+        ("+" + ".".join("k" * 101) + "=1", "a key path of more than 100 segments"),
+        ("+" + "/".join("g" * 101) + "=x", "a key path of more than 100 segments"),
+        ("+db@" + ".".join("p" * 101) + "=x", "a key path of more than 100 segments"),
     ],
 )
 def test_what_does_not_parse_is_one_argv_error_naming_the_override(text: str, words: str) -> None:
@@ -150,6 +154,37 @@ def test_a_huge_range_is_refused_before_it_is_made() -> None:
     sweep = parse_override("k=range(0,1000000000000)").value
     with pytest.raises(ArgvError, match="more than"):
         sweep_values(sweep, list, "k=range(0,1000000000000)")
+
+
+DIGITS = "7" * 5000  # past the 4,300 digits Python converts between text and int
+
+
+@pytest.mark.parametrize(
+    "text",
+    [f"k={DIGITS}", f"k=-{DIGITS}", f"k=[1,{DIGITS}]", f"k={{a: {DIGITS}}}", f"k=int('{DIGITS}')"],
+)
+def test_an_integer_too_long_to_convert_is_an_argv_error(text: str) -> None:
+    with pytest.raises(ArgvError) as caught:
+        parse_override(text)
+    assert "an integer of 5,000 digits, past the 4,300 Python converts" in caught.value.message
+    assert caught.value.origin == text
+
+
+@pytest.mark.parametrize(
+    "text", ["k=range(0,10**30)", "k=range(10**30,0,-1)", "k=range(-10**30,10**30,10**20)"]
+)
+def test_a_range_past_the_largest_length_is_refused_as_too_many(text: str) -> None:
+    # a Python range longer than sys.maxsize has no len(): it is counted, not measured
+    written = re.sub(r"10\*\*(\d+)", lambda m: str(10 ** int(m[1])), text)
+    sweep = parse_override(written).value
+    with pytest.raises(ArgvError, match="a range of more than 100,000 values"):
+        sweep_values(sweep, list, written)
+
+
+def test_a_range_counts_its_values_as_python_does() -> None:
+    for start, stop, step in [(0, 3, 1), (5, 0, -2), (0, 10, 3), (3, 3, 1), (0, -4, -3)]:
+        sweep = parse_override(f"k=range({start},{stop},{step})").value
+        assert sweep_values(sweep, list, "k") == list(range(start, stop, step))
 
 
 def test_shuffle_is_refused_as_not_reproducible() -> None:

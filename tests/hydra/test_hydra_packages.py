@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from compose import ArgvError, compose_hydra
+from compose import ArgvError, SourceError, compose_hydra
 
 # Trees written short: most primaries have no _self_, which Hydra (and compose) warn of
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
@@ -99,3 +99,24 @@ def test_a_list_lands_at_a_package(write: WriteFile) -> None:
         write, {"config.yaml": "defaults:\n  - items@all: two\n", "items/two.yaml": "- 1\n- 2\n"}
     )
     assert compose_hydra(conf, "config") == {"all": [1, 2]}
+
+
+def test_a_package_past_the_depth_limit_is_refused_where_it_is_written(write: WriteFile) -> None:
+    deep = ".".join("p" * 60)  # each below 100 segments; joined, the package is 120 deep
+    conf = tree(
+        write,
+        {
+            "config.yaml": f"defaults:\n  - one@{deep}.{deep}: x\n  - _self_\n",
+            "nested.yaml": "defaults:\n  - two: x\n  - _self_\n",
+            "one/x.yaml": "a: 1\n",
+            "two/x.yaml": f"# @package {deep}\ndefaults:\n  - /one@{deep}: x\n  - _self_\n",
+        },
+    )
+    for name, origin in [
+        ("config", "conf/config.yaml:2"),
+        ("nested", "conf/nested.yaml:2 -> conf/two/x.yaml:3"),
+    ]:
+        with pytest.raises(SourceError) as caught:
+            compose_hydra(conf, name)
+        assert caught.value.message == "a package of more than 100 segments", name
+        assert caught.value.origin == origin

@@ -36,7 +36,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from compose._tree import MAX_DEPTH
-from compose.errors import ArgvError
+from compose.errors import ArgvError, integer_too_long
 
 # --- values -------------------------------------------------------------------------------
 
@@ -156,6 +156,9 @@ def _split_key(text: str, key: str) -> tuple[str, str | None]:
         )
     if at and not _PACKAGE.fullmatch(package):
         raise ArgvError(f"{package} is not a package (a dotted path)", origin=text)
+    for part in (path, package):  # the tree it would build is walked recursively
+        if len(re.split(r"[./]", part)) > MAX_DEPTH:
+            raise ArgvError(f"a key path of more than {MAX_DEPTH} segments", origin=text)
     return path, (package if at else None)
 
 
@@ -374,7 +377,10 @@ class _Parser:
         if len(run) == 1:
             if run[0].kind == "WS":
                 raise self._fail("a value of whitespace only")
-            return _typed(run[0])
+            try:
+                return _typed(run[0])
+            except ValueError as error:  # an integer of more digits than Python converts
+                raise self._fail(integer_too_long(error)) from None
         return "".join(t.text[1::2] if t.kind == "ESC" else t.text for t in run)
 
 
@@ -426,8 +432,10 @@ def call_function(whole: str, name: str, args: list[Any], kwargs: dict[str, Any]
     kwargs = {k: (v.text if isinstance(v, Quoted) else v) for k, v in kwargs.items()}
     try:
         return function(*args, **kwargs)
-    except (TypeError, ValueError, ArithmeticError) as error:
+    except (TypeError, ArithmeticError) as error:
         raise ArgvError(f"{name}(): {error}", origin=whole) from None
+    except ValueError as error:  # int() of a text of more digits than Python converts too
+        raise ArgvError(f"{name}(): {integer_too_long(error)}", origin=whole) from None
 
 
 def _one_or_choice(args: tuple[Any, ...], value: Any) -> Any:
@@ -618,10 +626,11 @@ def _range_values(sweep: RangeSweep, text: str) -> list[int | float]:
     if sweep.step == 0:
         raise ArgvError("range() with a step of 0", origin=text)
     if all(isinstance(v, int) for v in (sweep.start, sweep.stop, sweep.step)):
-        values = range(int(sweep.start), int(sweep.stop), int(sweep.step))
-        if len(values) > MAX_SWEEP_VALUES:
+        first, end, by = int(sweep.start), int(sweep.stop), int(sweep.step)
+        # counted by arithmetic: len() of a range past sys.maxsize raises OverflowError
+        if -((first - end) // by) > MAX_SWEEP_VALUES:
             raise _too_many(text)
-        return list(values)
+        return list(range(first, end, by))
     if not all(math.isfinite(v) for v in (sweep.start, sweep.stop, sweep.step)):
         raise ArgvError("range() of values that are not finite", origin=text)
     start, stop, step = Decimal(sweep.start), Decimal(sweep.stop), Decimal(sweep.step)

@@ -36,7 +36,7 @@ from compose._input.hydra.entries import (
 )
 from compose._input.hydra.grammar import Override, parse_element
 from compose._input.hydra.hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
-from compose._input.hydra.repository import Loaded, Repository
+from compose._input.hydra.repository import MAX_CONFIGS, Loaded, Repository
 from compose._interp.resolve import resolve_tree
 from compose._syntax import HYDRA_DEFAULTS, HYDRA_OVERRIDE, INTERPOLATION, MANDATORY, SELF
 from compose._tree import MAX_DEPTH
@@ -128,6 +128,8 @@ class Expansion:
     known_at: dict[str, tuple[Where, ...]] = dataclasses.field(default_factory=dict)  # key -> chain
     known_by_group: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     warnings: list[str] = dataclasses.field(default_factory=list)
+    expanded: int = 0  # entries expanded: a config may name another twice, so the tree can
+    # double at each level while only a few files are read
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,10 +225,15 @@ def _register_choice(exp: Expansion, node: Node) -> None:
     key, name = node.key, node.entry.name
     if key in exp.known and exp.known[key] != name:
         first = f"{exp.known[key]} at {chain_text(exp.known_at[key])}"
+        appended = next((e for e in exp.appends if e.where == exp.known_at[key][-1]), None)
+        hint = (
+            f"the defaults list chooses {key} already: {key}={exp.known[key]} changes the "
+            f"choice ({appended.where} adds a group the list does not choose)"
+            if appended is not None
+            else f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the others"
+        )
         raise SourceError(
-            f"{key} is chosen twice: {name} here, {first}",
-            origin=chain_text(node.chain),
-            hint=f"to change the choice, write `{HYDRA_OVERRIDE} {key}: {name}` after the others",
+            f"{key} is chosen twice: {name} here, {first}", origin=chain_text(node.chain), hint=hint
         )
     exp.known.setdefault(key, name)
     exp.known_at.setdefault(key, node.chain)
@@ -296,7 +303,28 @@ def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[L
             value=node.path,
             origin=chain_text(node.chain[-3:]),
         )
+    if any(part in ("", ".", "..") for part in node.path.split("/")):
+        raise SourceError(
+            "a config path is names joined by `/`, inside the config tree",
+            value=node.path,
+            origin=None if node.primary else str(node.forced_by or chain_text(node.chain)),
+            hint="`..`, `.` and an empty name would read a config outside its group or tree",
+        )
+    exp.expanded += 1
+    if exp.expanded > MAX_CONFIGS:
+        raise SourceError(
+            f"a defaults tree of more than {MAX_CONFIGS:,} entries: "
+            "do configs include the same configs more than once?",
+            value=node.path,
+            origin=chain_text(node.chain[-3:]),
+        )
     node, loaded = _visit(exp, node)
+    if node.package.count(".") >= MAX_DEPTH:  # the tables it makes are walked recursively
+        raise SourceError(
+            f"a package of more than {MAX_DEPTH} segments",
+            value=node.package,
+            origin=str(node.forced_by or chain_text(node.chain)),
+        )
     if loaded is None:
         return []  # deleted, `null`, a `???` a sweep will fill, or an optional file not there
     entries = list(loaded.entries)
