@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -109,3 +111,20 @@ def test_bad_input_is_one_error_and_exit_2(
     assert captured.err.startswith("error: ") and captured.err.count("\n") == 1
     for name in names:
         assert name in captured.err
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-m", "db=sqlite,postgresql"]])
+def test_a_reader_that_leaves_early_gets_no_traceback(args: list[str]) -> None:
+    """`app.py ... | head -1`: the pipe closes under the printing; the app ends quietly."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first line
+    with os.fdopen(write, "wb") as closed:
+        child = subprocess.run(
+            [sys.executable, str(APP), *args],
+            stdout=closed,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert (child.returncode, child.stderr) == (0, "")

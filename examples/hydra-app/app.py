@@ -13,6 +13,7 @@ naming the file and line or the override, exit status 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Literal
@@ -75,8 +76,16 @@ def configs(overrides: list[str], multirun: bool = False) -> list[tuple[list[str
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(args)
+    except BrokenPipeError:  # `app.py ... | head`: the reader has gone; nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        return 0
+
+
+def _run(args: list[str]) -> int:
     if any(arg in ("-h", "--help") for arg in args):  # a new user's first try: the usage
-        print(__doc__.strip())
+        print(__doc__.strip(), flush=True)
         return 0
     multirun = any(arg in ("-m", "--multirun") for arg in args)
     overrides = [arg for arg in args if arg not in ("-m", "--multirun")]
@@ -86,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     for _, config in jobs:
-        print(config.model_dump_json())
+        print(config.model_dump_json(), flush=True)
     return 0
 
 
