@@ -34,6 +34,7 @@ from compose._input.hydra.prepare import Prepared
 from compose._input.hydra.repository import Loaded, model_data
 from compose._input.hydra.tree import chain_text
 from compose._input.origins import FileSource, FlagSource
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import (
     HYDRA_DEFAULTS,
     HYDRA_NODE,
@@ -173,6 +174,8 @@ class TypedTree:
 
     def annotation(self, path: KeyPath) -> Any:
         """The type the node at `path` holds (None: untyped)."""
+        if SHORTCUTS and not self.types:
+            return None  # no store model anywhere: every walk below ends at None
         if not path:
             return self.types.get(())
         parent, key = path[:-1], path[-1]
