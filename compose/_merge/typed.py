@@ -47,6 +47,7 @@ from compose._tree import KeyPath
 from compose.errors import ComposeError, SourceError, UnknownKeyError, closest
 
 _ABSENT: Any = object()
+_ATOMIC = frozenset({str, int, float, bool, type(None)})  # values `copy.deepcopy` gives back as is
 
 
 def _is_deferred(value: Any) -> bool:
@@ -275,7 +276,8 @@ class TypedTree:
             return
         if isinstance(value, list) and isinstance(current, dict):
             raise _kinds("a list cannot merge into a table", path)
-        dest[key] = convert(copy.deepcopy(value), self.annotation(path), path)
+        owned = value if type(value) in _ATOMIC else copy.deepcopy(value)  # a copy of those: same
+        dest[key] = convert(owned, self.annotation(path), path)
         self.forget_types(path)
 
     def new_table(self, path: KeyPath) -> dict[Any, Any]:
