@@ -28,7 +28,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from compose._input.documents import top_table
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import NONE_TEXT
+from compose._syntax import HYDRA_DEFAULTS, NONE_TEXT
 from compose._tree import MAX_DEPTH, KeyPath
 from compose.errors import SourceError, integer_too_long, nested_too_deep
 
@@ -142,16 +142,22 @@ def _copied(shown: str, value: Any, null: Any) -> Any:
 
 
 def _load(
-    shown: str, text: str, fast: type[yaml.SafeLoader] | None, reference: type[_Loader]
+    shown: str,
+    text: str,
+    fast: type[yaml.SafeLoader] | None,
+    reference: type[_Loader],
+    lines: dict[KeyPath, int] | None = None,
 ) -> Any:
+    """The document of `text`; `lines`, when given, is filled as `key_lines` fills it, from
+    the same parse."""
     if SHORTCUTS and fast is not None:
-        read, value = _read_fast(fast, text)
+        read, value = _read_fast(fast, text, lines)
         if read:
             return value
     loader = None
     try:
         loader = reference(text)  # its reader looks at every character here, before parsing
-        return loader.get_single_data()
+        return _document(loader, lines)
     except _BadKey as bad:
         raise SourceError(bad.message, origin=f"{shown}:{bad.line}", hint=bad.hint) from None
     except yaml.MarkedYAMLError as error:
@@ -169,7 +175,9 @@ def _load(
             loader.dispose()
 
 
-def _read_fast(loader_class: type[yaml.SafeLoader], text: str) -> tuple[bool, Any]:
+def _read_fast(
+    loader_class: type[yaml.SafeLoader], text: str, lines: dict[KeyPath, int] | None
+) -> tuple[bool, Any]:
     """(True, the document) where libyaml reads it; (False, None) for the Python loader to
     read it again and word the refusal."""
     try:
@@ -177,11 +185,32 @@ def _read_fast(loader_class: type[yaml.SafeLoader], text: str) -> tuple[bool, An
     except Exception:  # any refusal is the Python loader's to word
         return False, None
     try:
-        return True, loader.get_single_data()
+        return True, _document(loader, lines)
     except Exception:  # as above
+        if lines is not None:
+            lines.clear()  # the Python loader's reading fills them again
         return False, None
     finally:
         loader.dispose()
+
+
+def _document(loader: yaml.SafeLoader, lines: dict[KeyPath, int] | None) -> Any:
+    """`loader.get_single_data()`; where `lines` is given and the top mapping may hold a
+    defaults list, the key lines of its node graph are recorded on the way (before the
+    constructor splices `<<` merges into its mappings)."""
+    root = loader.get_single_node()
+    if root is None:
+        return None
+    if lines is not None and _may_hold_defaults(root):
+        _record(root, (), lines, set())
+    return loader.construct_document(root)
+
+
+def _may_hold_defaults(root: Node) -> bool:
+    """The only lines a Hydra config's reading needs are its defaults list's."""
+    return isinstance(root, MappingNode) and any(
+        key.tag == _MERGE or key.value == HYDRA_DEFAULTS for key, _ in root.value
+    )
 
 
 def _syntax_error(shown: str, error: yaml.MarkedYAMLError) -> SourceError:
@@ -274,10 +303,12 @@ for _class in (_HydraLoader, _FastHydraLoader):
     }
 
 
-def parse_hydra(shown: str, text: str) -> Any:
+def parse_hydra(shown: str, text: str, lines: dict[KeyPath, int] | None = None) -> Any:
     """A Hydra config file's document as OmegaConf reads it: None for an empty one, else a
-    table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule)."""
-    return _copied(shown, _load(shown, text, _FastHydraLoader, _HydraLoader), None)
+    table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule).
+    `lines`, when given, is filled as `key_lines(text)` fills it, from the same parse, where
+    the document's top mapping may hold `defaults` (it writes the key, or merges with `<<`)."""
+    return _copied(shown, _load(shown, text, _FastHydraLoader, _HydraLoader, lines), None)
 
 
 # --- lines -----------------------------------------------------------------------------------
