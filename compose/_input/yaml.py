@@ -128,7 +128,7 @@ for _class in (_Loader, _FastLoader):
 
 def parse(shown: str, text: str) -> dict[str, Any]:
     """The table of a YAML file node: an empty document is an empty table."""
-    value = _load(shown, text, _FastLoader, _Loader)
+    value, _ = _load(shown, text, _FastLoader, _Loader)
     table = {} if value is None else top_table(shown, value, "a mapping")
     copied: dict[str, Any] = _copied(shown, table, NONE_TEXT)
     return copied
@@ -147,17 +147,19 @@ def _load(
     fast: type[yaml.SafeLoader] | None,
     reference: type[_Loader],
     lines: dict[KeyPath, int] | None = None,
-) -> Any:
-    """The document of `text`; `lines`, when given, is filled as `key_lines` fills it, from
-    the same parse."""
+    plain: bool = False,
+) -> tuple[Any, bool]:
+    """(the document of `text`, whether it is built fresh: no value in two places, nulls None);
+    `lines`, when given, is filled as `key_lines` fills it, from the same parse. `plain`: a
+    document of plain tables, lists and scalars is built fresh (a shortcut, with libyaml)."""
     if SHORTCUTS and fast is not None:
-        read, value = _read_fast(fast, text, lines)
+        read, value, fresh = _read_fast(fast, text, lines, plain)
         if read:
-            return value
+            return value, fresh
     loader = None
     try:
         loader = reference(text)  # its reader looks at every character here, before parsing
-        return _document(loader, lines)
+        return _document(loader, lines, plain=False)
     except _BadKey as bad:
         raise SourceError(bad.message, origin=f"{shown}:{bad.line}", hint=bad.hint) from None
     except yaml.MarkedYAMLError as error:
@@ -176,34 +178,79 @@ def _load(
 
 
 def _read_fast(
-    loader_class: type[yaml.SafeLoader], text: str, lines: dict[KeyPath, int] | None
-) -> tuple[bool, Any]:
-    """(True, the document) where libyaml reads it; (False, None) for the Python loader to
-    read it again and word the refusal."""
+    loader_class: type[yaml.SafeLoader], text: str, lines: dict[KeyPath, int] | None, plain: bool
+) -> tuple[bool, Any, bool]:
+    """(True, the document, fresh) where libyaml reads it; (False, None, False) for the Python
+    loader to read it again and word the refusal."""
     try:
         loader = loader_class(text)
     except Exception:  # any refusal is the Python loader's to word
-        return False, None
+        return False, None, False
     try:
-        return True, _document(loader, lines)
+        return (True, *_document(loader, lines, plain))
     except Exception:  # as above
         if lines is not None:
             lines.clear()  # the Python loader's reading fills them again
-        return False, None
+        return False, None, False
     finally:
         loader.dispose()
 
 
-def _document(loader: yaml.SafeLoader, lines: dict[KeyPath, int] | None) -> Any:
-    """`loader.get_single_data()`; where `lines` is given and the top mapping may hold a
-    defaults list, the key lines of its node graph are recorded on the way (before the
-    constructor splices `<<` merges into its mappings)."""
+def _document(
+    loader: yaml.SafeLoader, lines: dict[KeyPath, int] | None, plain: bool
+) -> tuple[Any, bool]:
+    """`loader.get_single_data()`, and whether it was built fresh (`plain`: where `_plain` can);
+    where `lines` is given and the top mapping may hold a defaults list, the key lines of its
+    node graph are recorded on the way (before the constructor splices `<<` merges into its
+    mappings)."""
     root = loader.get_single_node()
     if root is None:
-        return None
+        return None, False
     if lines is not None and _may_hold_defaults(root):
         _record(root, (), lines, set())
-    return loader.construct_document(root)
+    if plain:
+        try:
+            return _plain(loader, root, 0, set()), True
+        except _NotPlain:
+            pass  # the constructor builds it, and `_Copy` copies what it shares
+    return loader.construct_document(root), False
+
+
+class _NotPlain(Exception):
+    pass
+
+
+_STR, _NULL, _MAP, _SEQ = (f"{_TAG}{name}" for name in ("str", "null", "map", "seq"))
+_SCALARS = frozenset(f"{_TAG}{name}" for name in ("bool", "int", "float"))
+
+
+def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> Any:
+    """What the constructor and then `_Copy(None)` give for `node`, built in one walk, for a
+    graph of plain tables, lists and scalars: an alias of a table or list, a `<<` merge, a key
+    that is not text or is written twice, another tag, or nesting past `MAX_DEPTH` raise
+    `_NotPlain`, left to them (and their errors). The scalars are the constructor's own."""
+    kind, tag = type(node), node.tag
+    if kind is ScalarNode:
+        if tag == _STR:
+            return node.value
+        if tag == _NULL:
+            return None
+        if tag in _SCALARS:
+            return loader.yaml_constructors[tag](loader, node)
+        raise _NotPlain
+    if id(node) in seen or depth >= MAX_DEPTH:
+        raise _NotPlain
+    seen.add(id(node))
+    if kind is MappingNode and tag == _MAP:
+        table: dict[str, Any] = {}
+        for key, value in node.value:
+            if type(key) is not ScalarNode or key.tag != _STR or key.value in table:
+                raise _NotPlain
+            table[key.value] = _plain(loader, value, depth + 1, seen)
+        return table
+    if kind is SequenceNode and tag == _SEQ:
+        return [_plain(loader, item, depth + 1, seen) for item in node.value]
+    raise _NotPlain
 
 
 def _may_hold_defaults(root: Node) -> bool:
@@ -308,7 +355,8 @@ def parse_hydra(shown: str, text: str, lines: dict[KeyPath, int] | None = None) 
     table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule).
     `lines`, when given, is filled as `key_lines(text)` fills it, from the same parse, where
     the document's top mapping may hold `defaults` (it writes the key, or merges with `<<`)."""
-    return _copied(shown, _load(shown, text, _FastHydraLoader, _HydraLoader, lines), None)
+    value, fresh = _load(shown, text, _FastHydraLoader, _HydraLoader, lines, plain=True)
+    return value if fresh else _copied(shown, value, None)
 
 
 # --- lines -----------------------------------------------------------------------------------
