@@ -28,7 +28,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from compose._input.documents import top_table
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import NONE_TEXT
+from compose._syntax import HYDRA_DEFAULTS, NONE_TEXT
 from compose._tree import MAX_DEPTH, KeyPath
 from compose.errors import SourceError, integer_too_long, nested_too_deep
 
@@ -128,7 +128,7 @@ for _class in (_Loader, _FastLoader):
 
 def parse(shown: str, text: str) -> dict[str, Any]:
     """The table of a YAML file node: an empty document is an empty table."""
-    value = _load(shown, text, _FastLoader, _Loader)
+    value, _ = _load(shown, text, _FastLoader, _Loader)
     table = {} if value is None else top_table(shown, value, "a mapping")
     copied: dict[str, Any] = _copied(shown, table, NONE_TEXT)
     return copied
@@ -142,16 +142,24 @@ def _copied(shown: str, value: Any, null: Any) -> Any:
 
 
 def _load(
-    shown: str, text: str, fast: type[yaml.SafeLoader] | None, reference: type[_Loader]
-) -> Any:
+    shown: str,
+    text: str,
+    fast: type[yaml.SafeLoader] | None,
+    reference: type[_Loader],
+    lines: dict[KeyPath, int] | None = None,
+    plain: bool = False,
+) -> tuple[Any, bool]:
+    """(the document of `text`, whether it is built fresh: no value in two places, nulls None);
+    `lines`, when given, is filled as `key_lines` fills it, from the same parse. `plain`: a
+    document of plain tables, lists and scalars is built fresh (a shortcut, with libyaml)."""
     if SHORTCUTS and fast is not None:
-        read, value = _read_fast(fast, text)
+        read, value, fresh = _read_fast(fast, text, lines, plain)
         if read:
-            return value
+            return value, fresh
     loader = None
     try:
         loader = reference(text)  # its reader looks at every character here, before parsing
-        return loader.get_single_data()
+        return _document(loader, lines, plain=False)
     except _BadKey as bad:
         raise SourceError(bad.message, origin=f"{shown}:{bad.line}", hint=bad.hint) from None
     except yaml.MarkedYAMLError as error:
@@ -169,19 +177,87 @@ def _load(
             loader.dispose()
 
 
-def _read_fast(loader_class: type[yaml.SafeLoader], text: str) -> tuple[bool, Any]:
-    """(True, the document) where libyaml reads it; (False, None) for the Python loader to
-    read it again and word the refusal."""
+def _read_fast(
+    loader_class: type[yaml.SafeLoader], text: str, lines: dict[KeyPath, int] | None, plain: bool
+) -> tuple[bool, Any, bool]:
+    """(True, the document, fresh) where libyaml reads it; (False, None, False) for the Python
+    loader to read it again and word the refusal."""
     try:
         loader = loader_class(text)
     except Exception:  # any refusal is the Python loader's to word
-        return False, None
+        return False, None, False
     try:
-        return True, loader.get_single_data()
+        return (True, *_document(loader, lines, plain))
     except Exception:  # as above
-        return False, None
+        if lines is not None:
+            lines.clear()  # the Python loader's reading fills them again
+        return False, None, False
     finally:
         loader.dispose()
+
+
+def _document(
+    loader: yaml.SafeLoader, lines: dict[KeyPath, int] | None, plain: bool
+) -> tuple[Any, bool]:
+    """`loader.get_single_data()`, and whether it was built fresh (`plain`: where `_plain` can);
+    where `lines` is given and the top mapping may hold a defaults list, the key lines of its
+    node graph are recorded on the way (before the constructor splices `<<` merges into its
+    mappings)."""
+    root = loader.get_single_node()
+    if root is None:
+        return None, False
+    if lines is not None and _may_hold_defaults(root):
+        _record(root, (), lines, set())
+    if plain:
+        try:
+            return _plain(loader, root, 0, set()), True
+        except _NotPlain:
+            pass  # the constructor builds it, and `_Copy` copies what it shares
+    return loader.construct_document(root), False
+
+
+class _NotPlain(Exception):
+    pass
+
+
+_STR, _NULL, _MAP, _SEQ = (f"{_TAG}{name}" for name in ("str", "null", "map", "seq"))
+_SCALARS = frozenset(f"{_TAG}{name}" for name in ("bool", "int", "float"))
+
+
+def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> Any:
+    """What the constructor and then `_Copy(None)` give for `node`, built in one walk, for a
+    graph of plain tables, lists and scalars: an alias of a table or list, a `<<` merge, a key
+    that is not text or is written twice, another tag, or nesting past `MAX_DEPTH` raise
+    `_NotPlain`, left to them (and their errors). The scalars are the constructor's own."""
+    kind, tag = type(node), node.tag
+    if kind is ScalarNode:
+        if tag == _STR:
+            return node.value
+        if tag == _NULL:
+            return None
+        if tag in _SCALARS:
+            return loader.yaml_constructors[tag](loader, node)
+        raise _NotPlain
+    if id(node) in seen or depth >= MAX_DEPTH:
+        raise _NotPlain
+    seen.add(id(node))
+    if kind is MappingNode and tag == _MAP:
+        table: dict[str, Any] = {}
+        for key, value in node.value:
+            if type(key) is not ScalarNode or key.tag != _STR or key.value in table:
+                raise _NotPlain
+            table[key.value] = _plain(loader, value, depth + 1, seen)
+        return table
+    if kind is SequenceNode and tag == _SEQ:
+        return [_plain(loader, item, depth + 1, seen) for item in node.value]
+    raise _NotPlain
+
+
+def _may_hold_defaults(root: Node) -> bool:
+    """The only lines a Hydra config's reading needs are its defaults list's."""
+    return isinstance(root, MappingNode) and any(
+        key.tag == _MERGE or key.value == HYDRA_DEFAULTS for key, _ in root.value
+    )
 
 
 def _syntax_error(shown: str, error: yaml.MarkedYAMLError) -> SourceError:
@@ -274,10 +350,13 @@ for _class in (_HydraLoader, _FastHydraLoader):
     }
 
 
-def parse_hydra(shown: str, text: str) -> Any:
+def parse_hydra(shown: str, text: str, lines: dict[KeyPath, int] | None = None) -> Any:
     """A Hydra config file's document as OmegaConf reads it: None for an empty one, else a
-    table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule)."""
-    return _copied(shown, _load(shown, text, _FastHydraLoader, _HydraLoader), None)
+    table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule).
+    `lines`, when given, is filled as `key_lines(text)` fills it, from the same parse, where
+    the document's top mapping may hold `defaults` (it writes the key, or merges with `<<`)."""
+    value, fresh = _load(shown, text, _FastHydraLoader, _HydraLoader, lines, plain=True)
+    return value if fresh else _copied(shown, value, None)
 
 
 # --- lines -----------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from compose._schema.plan import NO_DEFAULT
 from compose._schema.shape import ANY, NOT_A_SECTION, Shape, model_shape, takes_a_file
 from compose._schema.walk import Target, walk
 from compose._syntax import INCLUDE
-from compose._tree import KeyPath, copy_tree
+from compose._tree import KeyPath
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError
 
@@ -163,7 +163,7 @@ def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> Non
 
     if composed.typed is None:
         composed.typed = TypedTree(merger.tree)
-    table = copy_tree(item.table)  # the item stays as read: a replay merges it again
+    table = item.table  # the item stays as read: the merge copies what it keeps of it
     try:
         composed.typed.merge_at(item.prefix, table, item.model)  # type: ignore[arg-type]
     except ComposeError as error:

@@ -34,6 +34,7 @@ from compose._input.hydra.prepare import Prepared
 from compose._input.hydra.repository import Loaded, model_data
 from compose._input.hydra.tree import chain_text
 from compose._input.origins import FileSource, FlagSource
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import (
     HYDRA_DEFAULTS,
     HYDRA_NODE,
@@ -46,6 +47,7 @@ from compose._tree import KeyPath
 from compose.errors import ComposeError, SourceError, UnknownKeyError, closest
 
 _ABSENT: Any = object()
+_ATOMIC = frozenset({str, int, float, bool, type(None)})  # values `copy.deepcopy` gives back as is
 
 
 def _is_deferred(value: Any) -> bool:
@@ -173,6 +175,8 @@ class TypedTree:
 
     def annotation(self, path: KeyPath) -> Any:
         """The type the node at `path` holds (None: untyped)."""
+        if SHORTCUTS and not self.types:
+            return None  # no store model anywhere: every walk below ends at None
         if not path:
             return self.types.get(())
         parent, key = path[:-1], path[-1]
@@ -272,7 +276,8 @@ class TypedTree:
             return
         if isinstance(value, list) and isinstance(current, dict):
             raise _kinds("a list cannot merge into a table", path)
-        dest[key] = convert(copy.deepcopy(value), self.annotation(path), path)
+        owned = value if type(value) in _ATOMIC else copy.deepcopy(value)  # a copy of those: same
+        dest[key] = convert(owned, self.annotation(path), path)
         self.forget_types(path)
 
     def new_table(self, path: KeyPath) -> dict[Any, Any]:

@@ -121,3 +121,18 @@ def test_a_multirun_reads_each_config_once_and_each_job_is_its_single_run(
     for job, config in runs:
         assert config == compose_hydra("tree", "config", job)
     assert runs[0][1]["db"]["opts"]["pool"] == 2 and runs[1][1]["db"]["opts"]["pool"] == 8
+
+
+def test_a_job_changing_its_config_leaves_the_next_jobs_as_read(write: WriteFile) -> None:
+    """The jobs share the files as the master read them: the merge copies what it keeps, so an
+    override setting a list's element or a nested key in one job is not seen by the next."""
+    write("conf/config.yaml", "defaults:\n  - _self_\n  - db: mysql\nxs: [1, 2]\n")
+    write("conf/db/mysql.yaml", "opts:\n  pool: [4]\n  port: 1\n")
+    runs = compose_hydra("conf", "config", ["xs.0=5,6", "db.opts.pool.0=7,8"], multirun=True)
+    assert [(c["xs"], c["db"]["opts"]["pool"]) for _, c in runs] == [
+        ([5, 2], [7]),
+        ([5, 2], [8]),
+        ([6, 2], [7]),
+        ([6, 2], [8]),
+    ]
+    assert compose_hydra("conf", "config", [])["db"] == {"opts": {"pool": [4], "port": 1}}

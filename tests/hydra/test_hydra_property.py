@@ -72,9 +72,10 @@ class Peer:
         return answer
 
     def close(self) -> None:
-        assert self.process.stdin is not None
+        assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.close()
         self.process.wait(timeout=30)
+        self.process.stdout.close()  # left open, its collection warns in whichever test runs
 
 
 @pytest.fixture(scope="module")

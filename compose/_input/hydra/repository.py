@@ -100,10 +100,11 @@ def document(shown: str, data: Any) -> Any:
 
 def read_config(path: str, shown: str, text: str) -> Loaded:
     """A config file's text as a `Loaded`: its document, its entries, its header."""
-    data = document(shown, parse_hydra(shown, text))
+    lines: dict[KeyPath, int] = {}  # its defaults entries' lines: read in the same parse
+    data = document(shown, parse_hydra(shown, text, lines))
     entries: tuple[Entry, ...] = ()
     if isinstance(data, dict) and HYDRA_DEFAULTS in data:
-        entries = parse_defaults(shown, data.pop(HYDRA_DEFAULTS), key_lines(text))
+        entries = parse_defaults(shown, data.pop(HYDRA_DEFAULTS), lines)
     return Loaded(path, shown, data, entries, package_header(shown, text), None, text)
 
 

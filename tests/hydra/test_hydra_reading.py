@@ -1,0 +1,92 @@
+"""A Hydra config file's reading (`compose._input.yaml.parse_hydra`): the shortcut that builds
+a plain document straight from libyaml's nodes gives what PyYAML's constructor and the copy
+after it give, value for value and error for error, and the lines of a defaults list come
+from the same parse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compose import ComposeError
+from compose._input import yaml as reader
+
+DOCUMENTS = {
+    "scalars": (
+        "a: 1\nb: -0x1F\nc: 1_000\nd: 1e-3\ne: .5\nf: .inf\ng: 1:30\nh: yes\ni: null\nj: ~\n"
+        "k: '12'\nl: 2020-01-01\nm: !!str 5\nn: !!int '7'\no: !!float 3\np: Off\nq:\n"
+    ),
+    "nested": "x:\n  y:\n    - 1\n    - [2, {z: 3}]\n    - {}\n  w: []\n",
+    "aliases": "base: &b {lr: 1, xs: [1]}\none: *b\ntwo: {<<: *b, lr: 2}\n",
+    "scalar alias": "a: &v 5\nb: *v\n",
+    "list document": "- 1\n- a: 2\n",
+    "a lone text": "just text\n",
+    "empty": "",
+    "defaults": "defaults:\n  - db: mysql\n  - _self_\nx: 1\n",
+    "defaults by merge": "common: &c\n  defaults: [a]\n<<: *c\n",
+}
+REFUSED = {
+    "a key written twice": "a: 1\nb: 2\na: 3\n",
+    "a key that is no text": "1: a\n",
+    "a table as a key": "? {a: 1}\n: 2\n",
+    "a set": "s: !!set {a, b}\n",
+    "a python tag": "o: !!python/name:os.system\n",
+    "an alias inside its anchor": "a: &x [*x]\n",
+    "nested too deep": "a: " + "[" * 120 + "]" * 120 + "\n",
+    "an integer too long": "a: " + "9" * 5000 + "\n",
+}
+
+
+def read(text: str, shortcuts: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    monkeypatch.setattr(reader, "SHORTCUTS", shortcuts)
+    lines: dict[Any, int] = {}
+    try:
+        return reader.parse_hydra("c.yaml", text, lines), lines
+    except ComposeError as error:
+        return ("error", error.message, error.origin, error.hint), lines
+
+
+@pytest.mark.parametrize(
+    "text", [*DOCUMENTS.values(), *REFUSED.values()], ids=[*DOCUMENTS, *REFUSED]
+)
+def test_the_plain_build_reads_as_the_constructor(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert read(text, True, monkeypatch) == read(text, False, monkeypatch)
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_what_the_plain_build_leaves_is_refused(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert read(REFUSED[name], True, monkeypatch)[0][0] == "error"
+
+
+def test_no_value_is_in_two_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An alias gives a copy: changing one place leaves the other."""
+    for shortcuts in (True, False):
+        data, _ = read(DOCUMENTS["aliases"], shortcuts, monkeypatch)
+        data["one"]["xs"].append(2)
+        assert data["base"] == {"lr": 1, "xs": [1]}
+        plain, _ = read(DOCUMENTS["nested"], shortcuts, monkeypatch)
+        assert plain["x"]["y"][1] is not plain["x"]["y"][1][1]
+
+
+def test_a_defaults_list_has_its_lines_from_the_same_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = DOCUMENTS["defaults"]
+    data, lines = read(text, True, monkeypatch)
+    assert data["defaults"] == [{"db": "mysql"}, "_self_"]
+    assert lines == reader.key_lines(text)
+    assert lines[("defaults", 1)] == 3
+    assert read(DOCUMENTS["nested"], True, monkeypatch)[1] == {}  # no defaults: no lines wanted
+
+
+@pytest.mark.shortcuts
+@pytest.mark.skipif(reader._FastHydraLoader is None, reason="PyYAML without libyaml")
+def test_a_plain_document_is_built_without_the_constructor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*_: Any) -> Any:
+        raise AssertionError("the constructor ran")
+
+    monkeypatch.setattr(reader._FastHydraLoader, "construct_document", refuse)
+    assert read(DOCUMENTS["nested"], True, monkeypatch)[0]["x"]["w"] == []
