@@ -207,6 +207,13 @@ def split_options(args: list[str], command: Subcommand) -> Options:
                 value = args[pos]
             if option.repeated:
                 options.repeated.setdefault(name, []).append(value)
+            elif name in options.values:  # which one was meant cannot be told
+                raise ArgvError(
+                    f"is given twice ({options.values[name]!r} first)",
+                    key=name,
+                    value=value,
+                    hint="give it once",
+                )
             else:
                 options.values[name] = value
         pos += 1

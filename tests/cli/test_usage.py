@@ -15,6 +15,7 @@ from conftest import run_compose
 
 from compose._cli.command import COMMAND_OPTIONS, split_options
 from compose._cli.usage import BY_NAME, SUBCOMMANDS, Option
+from compose.errors import ArgvError
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -181,6 +182,28 @@ def test_a_flag_given_a_value_is_an_error(capsys: pytest.CaptureFixture[str]) ->
     code, out, err = run_compose(capsys, "show", "--resolved=1", "@", "a.toml")
     assert (code, out) == (2, "")
     assert err == "error: --resolved = '1': is a flag: it takes no value\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    [
+        (command.name, option.name)
+        for command in SUBCOMMANDS
+        for option in command.options
+        if option.metavar and not option.repeated
+    ],
+)
+def test_a_valued_option_given_twice_is_an_error(command: str, option: str) -> None:
+    """`--hydra a:b --hydra c:d` kept the last one silently: which was meant cannot be told."""
+    with pytest.raises(ArgvError) as caught:
+        split_options([option, "first", option, "second"], BY_NAME[command])
+    assert (caught.value.key, caught.value.value) == (option, "second")
+    assert "'first'" in caught.value.message
+
+
+def test_a_repeatable_option_given_twice_keeps_both() -> None:
+    options = split_options(["--search-path", "a", "--search-path", "b"], BY_NAME["show"])
+    assert options.repeated["--search-path"] == ["a", "b"]
 
 
 def test_after_double_dash_a_path_may_look_like_an_option(
