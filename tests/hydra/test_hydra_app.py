@@ -171,7 +171,7 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["db=nope"], "error: 'nope' (from conf/config.yaml:2): no config db/nope"),
+        (["db=nope"], "error: 'nope' (from db=nope, for conf/config.yaml:2): no config db/nope"),
         (["trainer.lr=fast"], "(from trainer.lr=fast)"),
         (["trainer.lrr=1"], "trainer.lrr (from trainer.lrr=1): no such key"),
         (["db=mysql,postgresql"], "a comma list is a sweep: it needs multirun"),

@@ -216,9 +216,10 @@ def _not_found(exp: Expansion, node: Node) -> ComposeError:
         close = closest(node.entry.name or "", options, 0.6)
         if close is not None:
             hint = f"did you mean {close}? ({hint})"
-    return SourceError(
-        f"no config {node.path}", value=node.entry.name, origin=chain_text(node.chain), hint=hint
-    )
+    origin = chain_text(node.chain)
+    if node.forced_by is not None:  # the name was typed there, for the entry of the chain
+        origin = f"{node.forced_by}, for {origin}"
+    return SourceError(f"no config {node.path}", value=node.entry.name, origin=origin, hint=hint)
 
 
 def _register_choice(exp: Expansion, node: Node) -> None:
