@@ -233,6 +233,14 @@ def run_cli(
     return code, out, err
 
 
+def write_tree(write: WriteFile, files: Mapping[str, str], root: str = "conf") -> str:
+    """A Hydra config tree of `files` (`{"config.yaml": TEXT, "db/a.yaml": TEXT}`) under `root`
+    in the working directory; its directory, as `compose_hydra` takes it."""
+    for name, text in files.items():
+        write(f"{root}/{name}", text)
+    return root
+
+
 def run_compose(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of the `compose` command `compose ARGV`, in this process."""
     code = compose_main(list(argv))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from conftest import write_tree as tree
 
 from compose import ArgvError, ComposeError, ComposeWarning, SourceError, compose_hydra
 
@@ -16,12 +17,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeW
 
 if TYPE_CHECKING:
     from conftest import WriteFile
-
-
-def tree(write: WriteFile, files: dict[str, str]) -> str:
-    for name, text in files.items():
-        write(f"conf/{name}", text)
-    return "conf"
 
 
 def test_defaults_merge_depth_first_and_the_config_itself_last(write: WriteFile) -> None:
