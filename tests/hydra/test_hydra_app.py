@@ -201,6 +201,16 @@ def _manifest(directory: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines]
 
 
+def test_multirun_with_nothing_swept_is_one_point(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err, _ = _run(["-m", "db=mysql", "--dry-run", "--sweep-name", "one"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == (
+        "sweep one: 1 point in runs/one (dry run: records written, nothing submitted)"
+    )
+
+
 def test_multirun_jobs_are_sweep_points_with_run_records(
     tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
