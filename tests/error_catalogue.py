@@ -1807,6 +1807,22 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin="conf/config.yaml:3 -> conf/extra/big.yaml:2",
         fix="Give the key one kind in every config, or delete it first (`~layers`).",
     ),
+    Case(
+        name="hydra-override-without-key",
+        title="A Hydra override with nothing before its `=`",
+        did="Typed `=sqlite` (or `+=sqlite`, `@source=sqlite`), the group's name left out.",
+        files={"conf/config.yaml": "defaults:\n  - db: mysql\n", **HYDRA_DBS},
+        hydra="conf:config",
+        overrides=("=sqlite",),
+        error=ArgvError,
+        message=(
+            "=sqlite: an override needs a key before '='; an override is KEY=VALUE, "
+            "+KEY=VALUE, ++KEY=VALUE or ~KEY"
+        ),
+        key=None,
+        origin="=sqlite",
+        fix="Name the key or group the override sets: `db=sqlite`.",
+    ),
 )
 
 CATALOGUE: tuple[Case, ...] = tuple(entry for entry in ENTRIES if isinstance(entry, Case))

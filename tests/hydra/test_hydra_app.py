@@ -180,6 +180,8 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
         (["-m", "--sweep.lr", "1"], "--sweep.lr: is compose's own sweep"),
         (["-cd", "nowhere"], "--config-dir = 'nowhere': is no directory"),
         (["-cn"], "-cn: expects a value"),
+        (["=mysql"], "error: =mysql: an override needs a key before '='"),
+        (["@src=mysql"], "error: @src=mysql: an override needs a key before '@'"),
     ],
 )
 def test_bad_input_is_one_error_exit_2(
