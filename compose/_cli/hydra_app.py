@@ -179,7 +179,8 @@ def parse_hydra(
                 schema, call, line.controls, prog, knobs, progress=progress
             )
         )
-    return finished(call.config(schema), knobs.frozen)
+    config: M = call.config(schema)
+    return finished(config, knobs.frozen)
 
 
 def _help(schema: type[BaseModel], call: HydraCall, prog: str) -> HelpRequested:

@@ -18,6 +18,8 @@ from conftest import run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
 from compose import cli
+from compose._input.hydra import repository
+from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -322,3 +324,46 @@ def test_a_table_given_to_a_group_key_is_a_value_and_its_secret_is_masked(
     assert "hush" not in text
     assert "++db=**********" in text
     assert "db=postgresql" in text
+
+
+def test_multirun_reads_the_tree_once_and_each_point_is_its_single_run(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-m` composes its jobs as `compose_hydra(..., multirun=True)` does: every config of the
+    tree read once for all the jobs, each job's config what its single run gives."""
+    reads: list[str] = []
+    real = repository.read_config
+
+    def counted(path: str, shown: str, text: str) -> repository.Loaded:
+        reads.append(path)
+        return real(path, shown, text)
+
+    monkeypatch.setattr(repository, "read_config", counted)
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.1,0.2,0.3", "--dry-run"]
+    code, _, err, _ = _run(argv, capsys, tree)
+    assert (code, err) == (0, "")
+    assert sorted(reads) == ["config", "db/mysql", "db/postgresql"]  # each once, for 6 jobs
+    for line in _manifest(tmp_path / "runs" / "sweep"):
+        record = json.loads(Path(str(line["directory"]), "run.json").read_text())
+        _, _, _, single = _run(record["argv"], capsys, tree)
+        assert single is not None
+        assert fingerprint(single) == record["fingerprint"]
+
+
+def test_a_point_s_record_names_the_origin_of_every_value(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As compose's own run records do: the YAML line that set each value, or the override
+    (a secret's value masked), the sweep's output key marked as the sweep's."""
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.5", "+db.password=hush"]
+    code, _, err, _ = _run([*argv, "--sweep-output", "trainer.name", "--dry-run"], capsys, tree)
+    assert (code, err) == (0, "")
+    second = _manifest(tmp_path / "runs" / "sweep")[1]
+    record = json.loads(Path(str(second["directory"]), "run.json").read_text())
+    assert record["origins"] == {  # files named as errors name them: here, from the cwd
+        "db.driver": "conf/db/postgresql.yaml:1",
+        "db.port": "conf/db/postgresql.yaml:2",
+        "db.password": "+db.password=**********",
+        "trainer.lr": "trainer.lr=0.5",
+        "trainer.name": "sweep output trainer.name",
+    }
