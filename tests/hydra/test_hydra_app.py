@@ -17,7 +17,7 @@ import pytest
 from conftest import run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
-from compose import cli
+from compose import ComposeError, cli
 from compose._input.hydra import repository
 from compose._runs.fingerprint import fingerprint
 
@@ -174,7 +174,7 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
     ("argv", "said"),
     [
         (["db=nope"], "error: 'nope' (from db=nope, for conf/config.yaml:2): no config db/nope"),
-        (["trainer.lr=fast"], "(from trainer.lr=fast)"),
+        (["trainer.lr=fast"], "error: trainer.lr=fast: Input should be a valid number"),
         (["trainer.lrr=1"], "trainer.lrr (from trainer.lrr=1): no such key"),
         (["db=mysql,postgresql"], "a comma list is a sweep: it needs multirun"),
         (["--cfg", "job"], "--cfg: is not a flag this app takes"),
@@ -191,6 +191,20 @@ def test_bad_input_is_one_error_exit_2(
     assert (code, out) == (2, "")
     assert said in err
     assert err.count("\n") == 1
+
+
+def test_a_bad_value_is_named_as_typed_or_by_its_yaml_line(
+    tree: str, write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In Hydra's mode a key is named as Hydra's overrides name it: the override as typed,
+    or the key and the file line that set it; compose's own mode keeps its flag form."""
+    write("conf/db/broken.yaml", "driver: x\nport: many\n")
+    code, _, err, _ = _run(["db=broken", "trainer.lr=fast"], capsys, tree)
+    assert code == 2
+    assert "  - db.port = 'many' (from conf/db/broken.yaml:2): Input should be a valid" in err
+    assert "  - trainer.lr=fast: Input should be a valid number" in err
+    with pytest.raises(ComposeError, match=r"^--trainer\.lr = 'fast': Input should be a valid"):
+        cli(App, args=["--db.driver=x", "--db.port=1", "--trainer.name=n", "--trainer.lr=fast"])
 
 
 def test_the_options_of_compose_s_own_nodes_are_refused(tree: str) -> None:
