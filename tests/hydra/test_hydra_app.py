@@ -381,3 +381,86 @@ def test_a_point_s_record_names_the_origin_of_every_value(
         "trainer.lr": "trainer.lr=0.5",
         "trainer.name": "sweep output trainer.name",
     }
+
+
+def _point(tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], *more: str) -> Path:
+    """The second point of `app -m db=mysql,postgresql trainer.lr=0.5 MORE... --dry-run`."""
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.5", *more, "--dry-run"]
+    code, _, err, _ = _run(argv, capsys, tree)
+    assert (code, err) == (0, "")
+    return Path(str(_manifest(tmp_path / "runs" / "sweep")[1]["directory"]))
+
+
+def test_from_run_composes_a_job_again_from_its_record(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The record names the tree (its directory, name and --config-dir) and the job's
+    overrides: the rerun is the same config, and overrides after it change it."""
+    point = _point(tree, tmp_path, capsys)
+    record = json.loads((point / "run.json").read_text())
+    assert record["hydra"] == {
+        "config_dir": str(tmp_path / "conf"),
+        "config_name": "config",
+        "config_dirs": [],
+    }
+    code, _, err, config = _run(["--from-run", str(point)], capsys, tree)
+    assert (code, err) == (0, "")
+    assert config is not None
+    assert fingerprint(config) == record["fingerprint"]  # the config the run had
+    assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.5)
+    code, _, err, config = _run([f"--from-run={point}", "trainer.lr=0.7"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert config is not None
+    assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.7)
+
+
+def test_from_run_of_a_changed_tree_names_the_file_and_builds_on_the_recorded_config(
+    tree: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    point = _point(tree, tmp_path, capsys)
+    write("conf/db/postgresql.yaml", "driver: postgresql\nport: 6543\n")
+    code, _, err, config = _run(["--from-run", str(point)], capsys, tree)
+    assert code == 0
+    assert err.startswith(f"warning: --from-run {point}: conf/db/postgresql.yaml changed since")
+    assert "building on the run's resolved config" in err
+    assert config is not None
+    assert (config.db.port, config.trainer.lr) == (5432, 0.5)  # what ran, not the file now
+    code, out, err, _ = _run(["--from-run", str(point), "trainer.lr=1"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert "conf/db/postgresql.yaml changed since the run: Hydra's overrides apply to" in err
+
+
+def test_from_run_with_a_masked_secret_builds_on_the_recorded_config(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    point = _point(tree, tmp_path, capsys, "+db.password=hush")
+    code, _, err, config = _run(["--from-run", str(point)], capsys, tree)
+    assert code == 0
+    assert "its argv holds the secret of +db.password=**********" in err
+    assert config is not None
+    assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.5)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["-m"], "--from-run = 'DIR': composes the run its record names"),
+        (["-cn", "other"], "it takes overrides only"),
+        (["--from-run", "DIR"], "--from-run = 'DIR': is given twice"),
+    ],
+)
+def test_from_run_takes_overrides_only(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    code, out, err, _ = _run(["--from-run", "DIR", *argv], capsys, tree)
+    assert (code, out) == (2, "")
+    assert said in err
+
+
+def test_from_run_of_compose_s_own_record_is_refused(
+    tree: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("own/run.json", json.dumps({"format": 1, "prog": "app", "argv": ["--trainer.lr=1"]}))
+    code, out, err, _ = _run(["--from-run", "own"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert "is the record of a run of compose's own command line" in err
