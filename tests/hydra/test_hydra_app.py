@@ -18,7 +18,6 @@ from conftest import run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
 from compose import ComposeError, cli
-from compose._input.hydra import repository
 from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
@@ -341,22 +340,14 @@ def test_a_table_given_to_a_group_key_is_a_value_and_its_secret_is_masked(
 
 
 def test_multirun_reads_the_tree_once_and_each_point_is_its_single_run(
-    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], config_reads: list[str]
 ) -> None:
     """`-m` composes its jobs as `compose_hydra(..., multirun=True)` does: every config of the
     tree read once for all the jobs, each job's config what its single run gives."""
-    reads: list[str] = []
-    real = repository.read_config
-
-    def counted(path: str, shown: str, text: str) -> repository.Loaded:
-        reads.append(path)
-        return real(path, shown, text)
-
-    monkeypatch.setattr(repository, "read_config", counted)
     argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.1,0.2,0.3", "--dry-run"]
     code, _, err, _ = _run(argv, capsys, tree)
     assert (code, err) == (0, "")
-    assert sorted(reads) == ["config", "db/mysql", "db/postgresql"]  # each once, for 6 jobs
+    assert sorted(config_reads) == ["config", "db/mysql", "db/postgresql"]  # each once, for 6 jobs
     for line in _manifest(tmp_path / "runs" / "sweep"):
         record = json.loads(Path(str(line["directory"]), "run.json").read_text())
         _, _, _, single = _run(record["argv"], capsys, tree)
