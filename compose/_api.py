@@ -692,18 +692,20 @@ def _hydra_finish(composed: Composed, schema: type[M] | None) -> Any:
 
 
 def _as_typed(error: ComposeError) -> ComposeError:
-    """A value an override gave, named as the user typed it (`trainer.epochs=many`): the
-    override alone says the key, the value and where they came from. A masked value (a
-    secret's) and a value a file set keep their form (`db.port = 'x' (from db.yaml:3)`)."""
+    """A value an override gave, named as Hydra's errors name it: the key as Hydra's overrides
+    write it and the override as typed (`trainer.epochs (from trainer.epochs=many)`), which
+    holds the value. A masked value (a secret's) and a value a file set keep their form
+    (`db.port = 'x' (from db.yaml:3)`)."""
     origin = error.origin
     if not (error.has_value and origin and error.key) or error.value == SECRET_MASK:
         return error
-    if origin.lstrip("+").partition("=")[0] != error.key.removeprefix("--"):
-        return error  # (an unknown key is named in flag form by the schema's key finder)
+    key = error.key.removeprefix("--")  # an unknown key: the schema's key finder's flag form
+    if origin.lstrip("+").partition("=")[0] != key:
+        return error
     hint = error.hint  # a key the schema suggests, in Hydra's form too
     if hint is not None and hint.startswith("did you mean --"):
         hint = "did you mean " + hint.removeprefix("did you mean --")
-    return type(error)(error.message, key=origin, origin=origin, hint=hint)
+    return type(error)(error.message, key=key, origin=origin, hint=hint)
 
 
 def hydra_composed(

@@ -140,8 +140,11 @@ def test_help_shows_the_tree_s_values_and_composes_no_run(tmp_path: Path, argv: 
     ("overrides", "said"),
     [
         (["db=oracle"], "'oracle' (from db=oracle, for"),  # the defaults entry's line
-        (["trainer.epochs=many"], "error: trainer.epochs=many: Input should be a valid integer"),
-        (["+db.hots=x"], "error: +db.hots=x: unknown key; did you mean db.host?"),
+        (
+            ["trainer.epochs=many"],
+            "error: trainer.epochs (from trainer.epochs=many): Input should be a valid integer",
+        ),
+        (["+db.hots=x"], "error: db.hots (from +db.hots=x): unknown key; did you mean db.host?"),
         (["trainer.epoch=3"], "trainer.epoch (from trainer.epoch=3): no such key"),
     ],
 )

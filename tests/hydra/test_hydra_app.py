@@ -173,7 +173,10 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
     ("argv", "said"),
     [
         (["db=nope"], "error: 'nope' (from db=nope, for conf/config.yaml:2): no config db/nope"),
-        (["trainer.lr=fast"], "error: trainer.lr=fast: Input should be a valid number"),
+        (
+            ["trainer.lr=fast"],
+            "error: trainer.lr (from trainer.lr=fast): Input should be a valid number",
+        ),
         (["trainer.lrr=1"], "trainer.lrr (from trainer.lrr=1): no such key"),
         (["db=mysql,postgresql"], "a comma list is a sweep: it needs multirun"),
         (["--cfg", "job"], "--cfg: is not a flag this app takes"),
@@ -201,7 +204,7 @@ def test_a_bad_value_is_named_as_typed_or_by_its_yaml_line(
     code, _, err, _ = _run(["db=broken", "trainer.lr=fast"], capsys, tree)
     assert code == 2
     assert "  - db.port = 'many' (from conf/db/broken.yaml:2): Input should be a valid" in err
-    assert "  - trainer.lr=fast: Input should be a valid number" in err
+    assert "  - trainer.lr (from trainer.lr=fast): Input should be a valid number" in err
     with pytest.raises(ComposeError, match=r"^--trainer\.lr = 'fast': Input should be a valid"):
         cli(App, args=["--db.driver=x", "--db.port=1", "--trainer.name=n", "--trainer.lr=fast"])
 
