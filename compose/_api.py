@@ -531,6 +531,24 @@ def check_keys(composed: Composed) -> None:
         raise gather([*composed.pending, *errors])
 
 
+def described_leaves(composed: Composed) -> dict[str, str]:
+    """Where each leaf of a composition was set, by dotted key (`trainer.optim.lr` ->
+    `rl.toml:30`, or the flag or override): a run record's origins. A leaf no node set (a
+    class default) is left out."""
+    found = {}
+    for path in _leaves(composed.tree, ()):
+        origin = composed.origins.describe(path)
+        if origin:
+            found[".".join(map(str, path))] = origin
+    return found
+
+
+def _leaves(tree: Any, path: KeyPath) -> list[KeyPath]:
+    if isinstance(tree, dict) and tree:
+        return [leaf for key, value in tree.items() for leaf in _leaves(value, (*path, key))]
+    return [path]
+
+
 def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
     return composed.show_key(path), composed.origins.describe(path)
 
@@ -600,29 +618,22 @@ def compose_hydra(
     Bad input is one `ComposeError` (several gathered) naming FILE:LINE of the defaults entry
     and the chain of configs that led there, or the override as typed.
     """
-    from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
-
     _check_overrides(overrides)
     if config_name is not None and not isinstance(config_name, str):
         raise ArgvError("config_name is a config's name, or None", value=config_name)
     if store is not None and not isinstance(store, Mapping):
         raise ArgvError('store maps "group/name" to a dict or a model class', value=store)
     directory = os.fspath(config_dir) if config_dir is not None else None
-    run = functools.partial(_hydra_prepare, directory, config_name, store=store)
+    call = HydraCall(directory, config_name, overrides, store=store)
     if not multirun:
-        prepared = run(list(overrides))
-        _hydra_warnings(prepared)
-        return _hydra_compose(prepared, schema)
-    master = run(list(overrides), multirun=True)
-    _hydra_warnings(master)  # once, not once a job
-    _hydra_compose(master, None)  # the config every job starts from must compose
-    own = [ov.text for ov in master.overrides if ov.is_hydra]
+        return call.config(schema)
+    master = call.multirun()
+    _hydra_compose(master.prepared, None)  # the config every job starts from must compose
     results: list[tuple[list[str], Any]] = []
     problems: list[ComposeError] = []
-    for index, job in enumerate(jobs(list(master.overrides), master.repo.options)):
+    for index, job in enumerate(master.jobs):
         try:
-            prepared = run(own + job, sources=master)  # the tree as the master read it
-            results.append((job, _hydra_compose(prepared, schema)))
+            results.append((job, master.job(job).config(schema, sources=master.prepared)))
         except ComposeError as error:
             point = f"job {index} ({' '.join(job)})"
             problems += [_point_error(point, e) for e in error.errors]
@@ -686,15 +697,39 @@ def _hydra_finish(composed: Composed, schema: type[M] | None) -> Any:
     hydra_resolve(composed)
     if schema is None:
         return composed.tree
-    return bind(composed, schema)
+    try:
+        return bind(composed, schema)
+    except ComposeError as error:
+        raise gather([_as_typed(each) for each in error.errors]) from None
 
 
-def hydra_composed(items: list[Item], schema: type[BaseModel] | None) -> Composed:
+def _as_typed(error: ComposeError) -> ComposeError:
+    """A value an override gave, named as Hydra's errors name it: the key as Hydra's overrides
+    write it and the override as typed (`trainer.epochs (from trainer.epochs=many)`), which
+    holds the value. A masked value (a secret's) and a value a file set keep their form
+    (`db.port = 'x' (from db.yaml:3)`)."""
+    origin = error.origin
+    if not (error.has_value and origin and error.key) or error.value == SECRET_MASK:
+        return error
+    key = error.key.removeprefix("--")  # an unknown key: the schema's key finder's flag form
+    if origin.lstrip("+").partition("=")[0] != key:
+        return error
+    hint = error.hint  # a key the schema suggests, in Hydra's form too
+    if hint is not None and hint.startswith("did you mean --"):
+        hint = "did you mean " + hint.removeprefix("did you mean --")
+    return type(error)(error.message, key=key, origin=origin, hint=hint)
+
+
+def hydra_composed(
+    items: list[Item], schema: type[BaseModel] | None, *, recording: bool = False
+) -> Composed:
     """A prepared Hydra tree's items (`leaf_items`) folded, its value overrides applied and
-    Hydra's own node dropped: nothing resolved (what `compose show --hydra` shows as written)."""
+    Hydra's own node dropped: nothing resolved (what `compose show --hydra` shows as written).
+    `recording`: who set what is recorded while merging (`compose_items`), for a caller that
+    asks it of every leaf."""
     from compose._syntax import HYDRA_NODE  # noqa: PLC0415  # Hydra trees only
 
-    composed = compose_items(items, schema)
+    composed = compose_items(items, schema, recording=recording)
     composed.tree.pop(HYDRA_NODE, None)
     return composed
 
@@ -738,22 +773,25 @@ def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:
 
 class HydraCall:
     """A Hydra tree named as a command line names it (`DIR:NAME`, or an app's `--config-path`,
-    `--config-name` and `--config-dir`), and Hydra's overrides of it: what `compose show
-    --hydra`, `explain` and an app's `cli(hydra=)` compose, by `compose_hydra`'s own steps."""
+    `--config-name` and `--config-dir`), and Hydra's overrides of it: what `compose_hydra`,
+    `compose show --hydra`, `explain` and an app's `cli(hydra=)` compose, single or multirun."""
 
-    __slots__ = ("config_dirs", "directory", "name", "overrides")
+    __slots__ = ("config_dirs", "directory", "name", "overrides", "store")
 
     def __init__(
         self,
-        directory: str,
-        name: str,
+        directory: str | None,
+        name: str | None,
         overrides: Sequence[str],
         config_dirs: Sequence[str] = (),
+        *,
+        store: HydraStore | None = None,
     ) -> None:
         self.directory = directory
         self.name = name
         self.overrides = list(overrides)
         self.config_dirs = tuple(config_dirs)
+        self.store = store
 
     @classmethod
     def of(cls, spec: str, overrides: Sequence[str], origin: str) -> HydraCall:
@@ -765,28 +803,40 @@ class HydraCall:
 
     def but(self, overrides: Sequence[str]) -> HydraCall:
         """The same tree with other overrides (a job of a multirun)."""
-        return HydraCall(self.directory, self.name, overrides, self.config_dirs)
+        return HydraCall(self.directory, self.name, overrides, self.config_dirs, store=self.store)
 
-    def prepared(self, *, multirun: bool = False) -> Any:
-        """The overrides parsed and the defaults tree expanded (its warnings given)."""
+    def prepared(self, *, multirun: bool = False, sources: Any = None) -> Any:
+        """The overrides parsed and the defaults tree expanded. `sources`: a multirun's master
+        (`multirun`), whose tree, read once, every job shares; its warnings were given once,
+        so a job's are not given again."""
         prepared = _hydra_prepare(
             self.directory,
             self.name,
             self.overrides,
-            store=None,
+            store=self.store,
             multirun=multirun,
+            sources=sources,
             config_dirs=self.config_dirs,
         )
-        _hydra_warnings(prepared)
+        if sources is None:
+            _hydra_warnings(prepared)
         return prepared
 
-    def items(self, texts: dict[str, str] | None = None) -> list[Item]:
+    def multirun(self) -> HydraMultirun:
+        """Hydra's multirun of these overrides: the tree read once, and the job list."""
+        from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
+
+        master = self.prepared(multirun=True)
+        own = [ov.text for ov in master.overrides if ov.is_hydra]
+        return HydraMultirun(self, master, own, jobs(list(master.overrides), master.repo.options))
+
+    def items(self, texts: dict[str, str] | None = None, sources: Any = None) -> list[Item]:
         """What the fold merges: each config of the defaults tree at its package, in merge
         order, then the value overrides (`compose._merge.typed.leaf_items`); each file's text
         kept in `texts`, by the name it is shown as, when given (a run record's sources)."""
         from compose._merge.typed import leaf_items  # noqa: PLC0415  # Hydra trees only
 
-        prepared = self.prepared()
+        prepared = self.prepared(sources=sources)
         if texts is not None:
             for leaf in prepared.defaults.leaves:
                 loaded = prepared.repo.load(leaf.config_path)
@@ -794,7 +844,41 @@ class HydraCall:
                     texts[loaded.shown] = loaded.text
         return leaf_items(prepared)
 
-    def config(self, schema: type[M], texts: dict[str, str] | None = None) -> M:
-        """The validated config, as `compose_hydra` gives it."""
-        config: M = _hydra_finish(hydra_composed(self.items(texts), schema), schema)
-        return config
+    def config(
+        self,
+        schema: type[M] | None,
+        texts: dict[str, str] | None = None,
+        *,
+        sources: Any = None,
+        origins: dict[str, str] | None = None,
+    ) -> Any:
+        """The config, as `compose_hydra` gives it: validated by `schema`, or a plain dict.
+        `sources`: a multirun's master prepared (`multirun`), the tree read once for every
+        job. `origins`, when given, is filled with where each leaf was set, by dotted key
+        (the YAML file:line, or the override): a run record's."""
+        recording = origins is not None
+        composed = hydra_composed(self.items(texts, sources), schema, recording=recording)
+        if origins is not None:
+            origins.update(described_leaves(composed))
+        return _hydra_finish(composed, schema)
+
+
+class HydraMultirun:
+    """Hydra's multirun of a `HydraCall`: the master prepared once (the tree read, the sweeps
+    parsed), Hydra's own settings (`hydra.*` overrides, given to every job) and the job list
+    in Hydra's order. Each job is composed on the master's tree: `compose_hydra(...,
+    multirun=True)` and an app's `-m` both compose their jobs so."""
+
+    __slots__ = ("call", "jobs", "own", "prepared")
+
+    def __init__(
+        self, call: HydraCall, prepared: Any, own: list[str], jobs: list[list[str]]
+    ) -> None:
+        self.call = call
+        self.prepared = prepared
+        self.own = own
+        self.jobs = jobs
+
+    def job(self, overrides: Sequence[str]) -> HydraCall:
+        """A job: Hydra's own settings, then the job's overrides."""
+        return self.call.but([*self.own, *overrides])

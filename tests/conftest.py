@@ -233,6 +233,23 @@ def run_cli(
     return code, out, err
 
 
+@pytest.fixture
+def config_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every config a Hydra tree's repository reads while the test runs, by its path in the
+    tree (`db/mysql`), in order: a multirun reads each once."""
+    from compose._input.hydra import repository  # Hydra tests only
+
+    reads: list[str] = []
+    real = repository.read_config
+
+    def counted(path: str, shown: str, text: str) -> repository.Loaded:
+        reads.append(path)
+        return real(path, shown, text)
+
+    monkeypatch.setattr(repository, "read_config", counted)
+    return reads
+
+
 def write_tree(write: WriteFile, files: Mapping[str, str], root: str = "conf") -> str:
     """A Hydra config tree of `files` (`{"config.yaml": TEXT, "db/a.yaml": TEXT}`) under `root`
     in the working directory; its directory, as `compose_hydra` takes it."""

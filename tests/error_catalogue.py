@@ -146,6 +146,18 @@ class Case:
     exit: int = 2
     hydra: str | None = None
     """`compose_hydra(DIR, NAME, overrides)` for "DIR:NAME": a Hydra config tree."""
+    hydra_schema: type[BaseModel] | None = None
+    """`compose_hydra(..., schema=)`: the model a Hydra tree's config is validated against."""
+
+
+class HydraTrainer(BaseModel):
+    epochs: int
+
+
+class HydraApp(BaseModel):
+    """A Hydra app's schema."""
+
+    trainer: HydraTrainer
 
 
 @dataclass(frozen=True)
@@ -1788,6 +1800,23 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="trainer.lrr",
         origin="trainer.lrr=0.2",
         fix="Correct the key, or add a new one with `+`.",
+    ),
+    Case(
+        name="hydra-override-wrong-type",
+        title="A Hydra value override the schema's field refuses",
+        did="Gave `trainer.epochs=many` where the schema's `trainer.epochs` is an int.",
+        files={"conf/config.yaml": "trainer:\n  epochs: 10\n"},
+        hydra="conf:config",
+        hydra_schema=HydraApp,
+        overrides=("trainer.epochs=many",),
+        error=ConfigValidationError,
+        message=(
+            "trainer.epochs (from trainer.epochs=many): Input should be a valid integer, "
+            "unable to parse string as an integer"
+        ),
+        key="trainer.epochs",
+        origin="trainer.epochs=many",
+        fix="Give a value of the field's type: `trainer.epochs=100`.",
     ),
     Case(
         name="hydra-override-adds-existing-key",

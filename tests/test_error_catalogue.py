@@ -78,7 +78,7 @@ def run(case: Case) -> ComposeError:
                 return _check_error(list(case.check))
             if case.hydra is not None:
                 directory, _, name = case.hydra.partition(":")
-                compose_hydra(directory, name, list(case.overrides))
+                compose_hydra(directory, name, list(case.overrides), schema=case.hydra_schema)
             elif case.command is not None:
                 run_command(list(case.command))
             elif case.flat is not None:
@@ -320,7 +320,8 @@ def _render_case(index: int, case: Case) -> str:
         lines += [f"`compose` exits with status {case.exit}.", ""]
     elif case.hydra is not None:
         directory, _, name = case.hydra.partition(":")
-        call = f"compose_hydra({directory!r}, {name!r}, {list(case.overrides)!r})"
+        typed = f", schema={case.hydra_schema.__name__}" if case.hydra_schema else ""
+        call = f"compose_hydra({directory!r}, {name!r}, {list(case.overrides)!r}{typed})"
         lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]
     elif case.flat is not None:
         call = f"from_flat({case.schema.__name__}, {dict(case.flat)!r}, {list(case.argv or ())!r})"

@@ -1,6 +1,8 @@
-"""The example Hydra-style app (`examples/hydra-app`): its own Hydra tree composed by
-`compose_hydra` onto its Pydantic schema, with group choices, value overrides, an experiment
-(`# @package _global_` and `override`), multirun, and bad input as one error, exit 2."""
+"""The example Hydra-style app (`examples/hydra-app`), run as its users run it: `python app.py`
+and Hydra's command line, which `cli(AppConfig, hydra="conf:config")` takes. Its own tree is
+composed onto its schema with group choices, value overrides, an experiment (`# @package
+_global_` and `override`); `-m` is a sweep with run records, `--from-run` composes a point
+again, `--help` shows the tree's values; bad input is one error, exit 2."""
 
 from __future__ import annotations
 
@@ -13,109 +15,150 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import run_command, wait_until
 
-from compose import ComposeError
+from compose import compose_hydra
 
 APP = Path(__file__).resolve().parents[1] / "examples" / "hydra-app" / "app.py"
+CONF = APP.parent / "conf"
 
 
-@pytest.fixture(scope="module")
-def app() -> types.ModuleType:
-    """app.py as a module (its folder's name is no package name)."""
+def app(*argv: str, cwd: Path) -> tuple[int, str, str]:
+    """`python examples/hydra-app/app.py ARGV...` from `cwd`: exit status, stdout, stderr."""
+    return run_command([sys.executable, str(APP), *argv], cwd=cwd)
+
+
+def config_of(*argv: str, cwd: Path) -> dict[str, dict[str, object]]:
+    """The config the app prints for one run."""
+    code, out, err = app(*argv, cwd=cwd)
+    assert (code, err) == (0, ""), err
+    config: dict[str, dict[str, object]] = json.loads(out)
+    return config
+
+
+def test_the_defaults_list_gives_each_group_its_default(tmp_path: Path) -> None:
+    config = config_of(cwd=tmp_path)  # the tree is found beside app.py, from any directory
+    assert (config["db"]["driver"], config["model"]["name"]) == ("sqlite", "small")
+    assert config["optimizer"] == {
+        "name": "adam",
+        "lr": 3e-4,
+        "weight_decay": 0.01,
+        "momentum": None,
+    }
+    assert config["trainer"]["out_dir"] == "runs/small-adam-seed0"  # interpolated
+
+
+def test_choices_values_and_an_experiment(tmp_path: Path) -> None:
+    overrides = ["db=postgresql", "+experiment=long_run", "trainer.seed=3", "optimizer.lr=0.2"]
+    config = config_of(*overrides, cwd=tmp_path)
+    assert config["db"]["port"] == 5432
+    # the experiment overrides two choices and sets values at the top (package _global_)
+    assert (config["model"]["name"], config["model"]["layers"]) == ("large", 24)
+    assert (config["optimizer"]["name"], config["optimizer"]["momentum"]) == ("sgd", 0.9)
+    assert (config["trainer"]["epochs"], config["trainer"]["batch_size"]) == (100, 128)
+    # a command-line value comes after every config, the experiment's too
+    assert config["optimizer"]["lr"] == 0.2
+    assert config["trainer"]["out_dir"] == "runs/large-sgd-seed3"
+
+
+def test_the_entrypoint_gives_what_the_library_call_gives(tmp_path: Path) -> None:
+    """`compose_hydra(conf, "config", overrides, schema=AppConfig)`, the library's call, and
+    the app's command line are one composition."""
     spec = importlib.util.spec_from_file_location("hydra_example_app", APP)
     assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    module: types.ModuleType = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # pydantic resolves the models' annotations through it
     spec.loader.exec_module(module)
-    return module
+    overrides = ["db=postgresql", "model=large", "trainer.epochs=7"]
+    config = compose_hydra(CONF, "config", overrides, schema=module.AppConfig)
+    assert config.model_dump(mode="json") == config_of(*overrides, cwd=tmp_path)
 
 
-def test_the_defaults_list_gives_each_group_its_default(app: types.ModuleType) -> None:
-    [(overrides, config)] = app.configs([])
-    assert overrides == []
-    assert isinstance(config, app.AppConfig)
-    assert config.db.driver == "sqlite" and config.model.name == "small"
-    assert config.optimizer.name == "adam" and config.optimizer.lr == 3e-4
-    assert config.optimizer.momentum is None
-    assert config.trainer.out_dir == "runs/small-adam-seed0"  # interpolated
-
-
-def test_choices_values_and_an_experiment(app: types.ModuleType) -> None:
-    overrides = ["db=postgresql", "+experiment=long_run", "trainer.seed=3", "optimizer.lr=0.2"]
-    [(_, config)] = app.configs(overrides)
-    assert config.db.port == 5432
-    # the experiment overrides two choices and sets values at the top (package _global_)
-    assert (config.model.name, config.model.layers) == ("large", 24)
-    assert (config.optimizer.name, config.optimizer.momentum) == ("sgd", 0.9)
-    assert (config.trainer.epochs, config.trainer.batch_size) == (100, 128)
-    # a command-line value comes after every config, the experiment's too
-    assert config.optimizer.lr == 0.2
-    assert config.trainer.out_dir == "runs/large-sgd-seed3"
-
-
-def test_multirun_is_the_product_in_hydra_order(app: types.ModuleType) -> None:
-    jobs = app.configs(["db=sqlite,postgresql", "optimizer=glob(*)"], multirun=True)
-    assert [job for job, _ in jobs] == [
-        ["db=sqlite", "optimizer=adam"],
-        ["db=sqlite", "optimizer=sgd"],
-        ["db=postgresql", "optimizer=adam"],
-        ["db=postgresql", "optimizer=sgd"],
-    ]
-    assert [(c.db.driver, c.optimizer.name) for _, c in jobs] == [
-        ("sqlite", "adam"),
-        ("sqlite", "sgd"),
-        ("postgresql", "adam"),
-        ("postgresql", "sgd"),
-    ]
-
-
-def test_main_prints_each_job_as_json(
-    app: types.ModuleType, capsys: pytest.CaptureFixture[str]
+def test_multirun_is_a_sweep_in_hydra_order_each_point_composed_again_from_its_record(
+    tmp_path: Path,
 ) -> None:
-    assert app.main(["-m", "trainer.seed=range(2)", "model=large"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(line)["trainer"]["seed"] for line in lines] == [0, 1]
-    assert {json.loads(line)["model"]["name"] for line in lines} == {"large"}
+    code, out, err = app(
+        "-m", "model=small,large", "optimizer=glob(*)", "db=postgresql", "--dry-run", cwd=tmp_path
+    )
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert (
+        lines[0]
+        == "sweep sweep: 4 points in runs/sweep (dry run: records written, nothing submitted)"
+    )
+    assert [line.split()[2:4] for line in lines[2:]] == [  # the last axis varies fastest
+        ["small", "adam"],
+        ["small", "sgd"],
+        ["large", "adam"],
+        ["large", "sgd"],
+    ]
+    manifest = (tmp_path / "runs" / "sweep" / "manifest.jsonl").read_text().splitlines()
+    point = Path(json.loads(manifest[2])["directory"])
+    record = json.loads((point / "run.json").read_text())
+    assert record["argv"] == ["model=large", "optimizer=adam", "db=postgresql"]
+    assert record["origins"]["model.layers"] == f"{CONF}/model/large.yaml:2"
+    assert record["origins"]["db.port"] == f"{CONF}/db/postgresql.yaml:3"
+    assert record["origins"]["trainer.epochs"] == f"{CONF}/config.yaml:10"
+    again = config_of("--from-run", str(point), cwd=tmp_path)
+    assert (again["model"]["name"], again["optimizer"]["name"]) == ("large", "adam")
+    assert again["db"]["driver"] == "postgresql"
+    changed = config_of("--from-run", str(point), "trainer.seed=5", cwd=tmp_path)
+    trainer = {**again["trainer"], "seed": 5, "out_dir": "runs/large-adam-seed5"}
+    assert changed == {**again, "trainer": trainer}
+
+
+def test_multirun_jobs_run_with_the_local_executor(tmp_path: Path) -> None:
+    code, out, err = app("-m", "model=small,large", "--sweep-executor", "local", cwd=tmp_path)
+    assert (code, err) == (0, ""), err
+    assert out.startswith("sweep sweep: 2 points in runs/sweep (executor local)\n")
+    manifest = (tmp_path / "runs" / "sweep" / "manifest.jsonl").read_text().splitlines()
+    points = [Path(json.loads(line)["directory"]) for line in manifest]
+
+    def ended() -> bool:
+        return all(
+            "finished" in ((p / "status.json").read_text() if (p / "status.json").exists() else "")
+            for p in points
+        )
+
+    wait_until(ended, "both jobs finished")
+    printed = [json.loads((p / "log.txt").read_text().splitlines()[-1]) for p in points]
+    assert [config["model"]["name"] for config in printed] == ["small", "large"]
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["-h"], ["db=postgresql", "--help"]])
-def test_help_prints_the_usage_and_composes_nothing(
-    app: types.ModuleType, capsys: pytest.CaptureFixture[str], argv: list[str]
-) -> None:
-    assert app.main(argv) == 0
-    captured = capsys.readouterr()
-    assert captured.err == ""
-    assert "app.py [-m] [OVERRIDE ...]" in captured.out
-    assert "{" not in captured.out  # no job's JSON
+def test_help_shows_the_tree_s_values_and_composes_no_run(tmp_path: Path, argv: list[str]) -> None:
+    code, out, err = app(*argv, cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert out.startswith("usage: app.py [-m] [--config-path DIR] [--config-name NAME]")
+    port = "5432" if "db=postgresql" in argv else "0"
+    assert f"db.port INT (= {port}, from" in " ".join(out.split())
+    assert "{" not in out.splitlines()[-1]  # no config printed
+    assert not (tmp_path / "runs").exists()
 
 
 @pytest.mark.parametrize(
-    ("overrides", "names"),
+    ("overrides", "said"),
     [
-        (["db=oracle"], ["oracle", "config.yaml:4", "postgresql, sqlite"]),  # the entry's line
-        (["trainer.epochs=many"], ["trainer.epochs=many", "valid integer"]),
-        (["trainer.epoch=3"], ["trainer.epoch"]),  # no such key: Hydra's struct mode
+        (["db=oracle"], "'oracle' (from db=oracle, for"),  # the defaults entry's line
+        (
+            ["trainer.epochs=many"],
+            "error: trainer.epochs (from trainer.epochs=many): Input should be a valid integer",
+        ),
+        (["+db.hots=x"], "error: db.hots (from +db.hots=x): unknown key; did you mean db.host?"),
+        (["trainer.epoch=3"], "trainer.epoch (from trainer.epoch=3): no such key"),
     ],
 )
-def test_bad_input_is_one_error_and_exit_2(
-    app: types.ModuleType,
-    capsys: pytest.CaptureFixture[str],
-    overrides: list[str],
-    names: list[str],
-) -> None:
-    with pytest.raises(ComposeError):
-        app.configs(overrides)
-    assert app.main(overrides) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.startswith("error: ") and captured.err.count("\n") == 1
-    for name in names:
-        assert name in captured.err
+def test_bad_input_is_one_error_and_exit_2(tmp_path: Path, overrides: list[str], said: str) -> None:
+    code, out, err = app(*overrides, cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert said in err
+    assert err.count("\n") == 1
 
 
-@pytest.mark.parametrize("args", [["--help"], ["-m", "db=sqlite,postgresql"]])
+@pytest.mark.parametrize("args", [["--help"], []])
 def test_a_reader_that_leaves_early_gets_no_traceback(args: list[str]) -> None:
-    """`app.py ... | head -1`: the pipe closes under the printing; the app ends quietly."""
+    """`app.py ... | head -1`: the pipe closes under the printing; the app ends quietly, with
+    the status a shell gives a program its reader left (128 + SIGPIPE), no traceback."""
     read, write = os.pipe()
     os.close(read)  # the reader has gone before the first line
     with os.fdopen(write, "wb") as closed:
@@ -127,4 +170,4 @@ def test_a_reader_that_leaves_early_gets_no_traceback(args: list[str]) -> None:
             timeout=120,
             check=False,
         )
-    assert (child.returncode, child.stderr) == (0, "")
+    assert (child.returncode, child.stderr) == (141, "")

@@ -7,6 +7,8 @@
     app --config-dir DIR (-cd)                     one more directory configs are found in
                                                    (relative to the working directory)
     app -m db=a,b lr=range(3) [--sweep-dir DIR]... multirun: Hydra's job list as a sweep
+    app --from-run DIR [OVERRIDE ...]              a run (a multirun's job) composed again from
+                                                   its record, with more overrides after its own
     app --help (-h)                                the schema's help, the tree's values, and
                                                    these forms
 
@@ -74,6 +76,7 @@ class HydraLine:
     multirun: bool = False
     help: bool = False
     controls: list[str] = field(default_factory=list)  # `--sweep-dir runs`, `--dry-run`
+    from_run: str | None = None  # --from-run DIR
 
 
 def read_line(tokens: list[str]) -> HydraLine:
@@ -88,7 +91,7 @@ def read_line(tokens: list[str]) -> HydraLine:
             line.multirun = True
         elif token in HELP_FLAGS:
             line.help = True
-        elif name in TREE_FLAGS or name in _VALUED_CONTROLS:
+        elif name in TREE_FLAGS or name in _VALUED_CONTROLS or name == FROM_RUN_FLAG:
             if not eq:
                 pos += 1
                 if pos >= len(tokens):
@@ -96,6 +99,12 @@ def read_line(tokens: list[str]) -> HydraLine:
                 value = tokens[pos]
             if name in _VALUED_CONTROLS:
                 line.controls += [name, value]
+            elif name == FROM_RUN_FLAG:
+                if line.from_run is not None:
+                    raise ArgvError(
+                        "is given twice: rerun one run at a time", key=name, value=value
+                    )
+                line.from_run = value
             elif TREE_FLAGS[name] == "dirs":
                 line.dirs.append(value)
             else:
@@ -119,11 +128,6 @@ def _not_taken(flag: str) -> ArgvError:
         return ArgvError(
             "is compose's own sweep: with Hydra's command line, -m sweeps its overrides "
             "(db=a,b lr=range(3))",
-            key=flag,
-        )
-    if flag == FROM_RUN_FLAG:
-        return ArgvError(
-            "reruns compose's own command lines: run the recorded config with @ DIR/configs/…",
             key=flag,
         )
     instead = _INSTEAD.get(flag)
@@ -161,6 +165,8 @@ def parse_hydra(
     and validated, or, with -m, a sweep run to its end by `sweep_mode` (`entry.sweep_mode`,
     which ends the app); help is `HelpRequested`."""
     line = read_line(tokens)
+    if line.from_run is not None:
+        return _from_run(schema, line, prog, knobs)
     directory, name = tree
     if line.path is not None:
         directory = _beside(line.path, app_file)
@@ -179,7 +185,35 @@ def parse_hydra(
                 schema, call, line.controls, prog, knobs, progress=progress
             )
         )
-    return finished(call.config(schema), knobs.frozen)
+    config: M = call.config(schema)
+    return finished(config, knobs.frozen)
+
+
+def _from_run(schema: type[M], line: HydraLine, prog: str, knobs: Options) -> M:
+    """`app --from-run DIR [OVERRIDE ...]`: the run DIR records (a multirun's job) composed
+    again from the tree its record names, its overrides then the line's; the record's
+    resolved config instead when the tree changed since (with a warning naming the file)."""
+    from compose._runs.rerun import refuse_rewrite, rerun  # noqa: PLC0415  # reruns only
+
+    given = line.multirun or line.help or line.path or line.name or line.dirs
+    if given:
+        raise ArgvError(
+            "composes the run its record names, on the tree it names: it takes overrides only",
+            key=FROM_RUN_FLAG,
+            value=line.from_run,
+            hint="leave out -m, --help, --config-path, --config-name and --config-dir",
+        )
+    assert line.from_run is not None
+    again = rerun([FROM_RUN_FLAG, line.from_run, *line.overrides], prog, knobs, hydra=True)
+    knobs = again.knobs(knobs)
+    if again.hydra is None:  # built on its resolved config: compose's own `@ FILE`
+        from compose._api import parse_with  # noqa: PLC0415  # reruns only
+
+        config = parse_with(schema, list(again.base), knobs, prog=prog)
+    else:
+        config = again.hydra_call(again.argv).config(schema)
+    refuse_rewrite(again, config, knobs, prog)
+    return finished(config, knobs.frozen)
 
 
 def _help(schema: type[BaseModel], call: HydraCall, prog: str) -> HelpRequested:

@@ -85,6 +85,8 @@ class Composed:
         return self.work_below is None or bool(self.work_below)
 
     def show_key(self, path: KeyPath) -> str:
+        if self.typed is not None:  # a Hydra tree's (its nodes typed as OmegaConf types them)
+            return dotted(path) if path else "(root)"  # as Hydra's overrides name it: db.port
         if self.root.model is None:
             return _plain_key(path)
         return cli_key(self.root, path, self.tree)

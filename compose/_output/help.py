@@ -180,6 +180,7 @@ def hydra_section() -> Section:
         ("--config-dir", "DIR", "(or -cd) one more directory the configs are found in"),
         (SWEEP_CONTROLS[0], "NAME", "with -m: the sweep's directory name (default: sweep)"),
         *_control_rows("with -m: "),
+        (FROM_RUN_FLAG, "DIR", "the run DIR records (a job of -m) again; overrides after it"),
         (long_help, "", f"this help (or {short_help})"),
     ]
     entries = [Entry(flag, argument, "", "", text) for flag, argument, text in rows]

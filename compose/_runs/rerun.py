@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -34,7 +34,7 @@ from compose._input.files import FileCache, read_text
 from compose._input.options import NO_OPTIONS, Options, options
 from compose._input.search import Dirs
 from compose._interp.clock import NOW_VARIABLE, run_instant
-from compose._jsonfile import read_record, record_text
+from compose._jsonfile import os_text, read_record, record_text
 from compose._output.plain import to_data
 from compose._runs.fingerprint import fingerprint, run_fingerprint, same_run
 from compose._runs.masked import masked_tokens
@@ -67,6 +67,9 @@ from compose.errors import (
     printable,
 )
 
+if TYPE_CHECKING:
+    from compose._api import HydraCall
+
 
 @dataclass(frozen=True)
 class Rerun:
@@ -87,10 +90,23 @@ class Rerun:
     """The key the record says names DIR (a sweep's output key), if it says one."""
     fingerprint: str | None
     """The fingerprint the record says its config has."""
+    hydra: Mapping[str, Any] | None = None
+    """A Hydra app's run: the tree its `base` overrides compose (`config_dir`, `config_name`,
+    `config_dirs`); None for compose's own command line, or a run built on its resolved
+    config."""
 
     @property
     def argv(self) -> list[str]:
         return [*self.base, *self.changes]
+
+    def hydra_call(self, overrides: Sequence[str]) -> HydraCall:
+        """The Hydra app's tree the run composed, with `overrides` (its own, and more)."""
+        from compose._api import HydraCall  # noqa: PLC0415  # a Hydra app's rerun only
+
+        tree = self.hydra or {}
+        return HydraCall(
+            tree.get("config_dir"), tree.get("config_name"), overrides, tree.get("config_dirs", ())
+        )
 
     def knobs(self, knobs: Options) -> Options:
         """`knobs`, at the run's instant and in its environment."""
@@ -112,9 +128,13 @@ def from_run_argv(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS)
     return rerun(tokens, prog, knobs).argv
 
 
-def rerun(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS) -> Rerun:
+def rerun(
+    tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS, *, hydra: bool = False
+) -> Rerun:
     """What `tokens`' `--from-run DIR` composes: DIR's record read and checked, with one
-    `ComposeError` naming run.json for a record that cannot be composed again."""
+    `ComposeError` naming run.json for a record that cannot be composed again. With `hydra`
+    (an app of `cli(hydra=)`), the record is a Hydra app's, its argv Hydra's overrides of the
+    tree it names, and the rest of `tokens` more overrides."""
     directory, rest = _take_directory(list(tokens))
     path = directory / RUN_FILE
     record = read_run(path)
@@ -129,17 +149,26 @@ def rerun(tokens: Sequence[str], prog: str, knobs: Options = NO_OPTIONS) -> Reru
         raise ArgvError(
             f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN_FLAG, value=str(directory)
         )
-    argv = _single_run(record["argv"], path)
+    tree = _hydra_tree(record, path) if hydra else None
+    argv = _single_hydra_run(record["argv"], path) if hydra else _single_run(record["argv"], path)
     now = recorded_now(record, path)
     environ = _environment(record, path, knobs)
     output = _text(record.get("output"))
     recorded = (output, _text(record.get("fingerprint")))
     problem = _changed_source(record.get("sources") or {})
-    masked = _masked_flags(argv)
+    masked = [text for text in argv if SECRET_MASK in text] if hydra else _masked_flags(argv)
     if problem is None and masked:
         problem = f"its argv holds the secret of {', '.join(masked)}, which run.json keeps masked"
     if problem is None:
-        return Rerun(directory, tuple(argv), tuple(rest), now, environ, *recorded)
+        return Rerun(directory, tuple(argv), tuple(rest), now, environ, *recorded, tree)
+    if hydra and rest:
+        raise ArgvError(
+            f"{problem}: Hydra's overrides apply to the tree the run composed, not to its "
+            "resolved config",
+            key=FROM_RUN_FLAG,
+            value=str(directory),
+            hint="rerun it without overrides (its recorded resolved config), or restore the tree",
+        )
     resolved = directory / str(record.get("config") or config_file(Path(), prog))
     if not resolved.is_file():
         raise ArgvError(
@@ -201,6 +230,51 @@ def _single_run(argv: list[str], path: Path) -> list[str]:
     for item, given in spans:
         if isinstance(item, HelpItem):
             raise _not_one_run(given[0], path)
+    return argv
+
+
+def _hydra_tree(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The tree a Hydra app's run composed (run.json's `hydra`), checked: one error naming
+    run.json for a record of another kind of run, or a damaged one."""
+    tree = record.get("hydra")
+    if tree is None:
+        raise ComposeError(
+            "is the record of a run of compose's own command line, not of a Hydra app's",
+            key="argv",
+            value=" ".join(record["argv"]),
+            origin=str(path),
+            hint="rerun it with the program that made it",
+        )
+    fields: dict[str, Callable[[Any], bool]] = {
+        "config_dir": _or_text,
+        "config_name": _or_text,
+        "config_dirs": _texts,
+    }
+    valid = isinstance(tree, dict) and all(check(tree.get(k)) for k, check in fields.items())
+    if not valid:
+        raise ComposeError(
+            "expects the tree of a Hydra app's run: config_dir, config_name, config_dirs",
+            key="hydra",
+            value=tree,
+            origin=str(path),
+        )
+    return {key: tree[key] for key in fields}
+
+
+def _or_text(value: Any) -> bool:
+    return value is None or os_text(value)
+
+
+def _texts(value: Any) -> bool:
+    return isinstance(value, list) and all(map(os_text, value))
+
+
+def _single_hydra_run(argv: list[str], path: Path) -> list[str]:
+    """A Hydra app's record's argv: Hydra's overrides of one run, no flag among them (a
+    crafted record would turn a rerun into a multirun that is submitted)."""
+    for token in argv:
+        if token.startswith("-"):
+            raise _not_one_run(token, path)
     return argv
 
 
@@ -306,11 +380,12 @@ def refuse_rewrite(again: Rerun, config: BaseModel, knobs: Options, prog: str) -
     keys = _directory_keys(config, directory)
     if again.output is not None:
         keys = [key for key in keys if key == snake_key(again.output)]
-    if not keys or _names_directory(again.changes, keys, directory):
+    hydra = again.hydra is not None
+    if not keys or _names_directory(again.changes, keys, directory, hydra=hydra):
         return
     if _same_config(again, config, knobs, prog):
         return
-    flag = f"--{kebab_case(keys[0])}"
+    flag = keys[0] if hydra else f"--{kebab_case(keys[0])}"  # as the app's overrides name it
     raise ArgvError(
         f"a rerun with changes is a new run, but its {flag} is still {again.directory}, whose "
         "record it would rewrite",
@@ -330,7 +405,10 @@ def _same_config(again: Rerun, config: BaseModel, knobs: Options, prog: str) -> 
     from compose._api import parse_with  # noqa: PLC0415  # only a rerun with changes into DIR
 
     try:
-        before = parse_with(type(config), list(again.base), knobs, prog=prog)
+        if again.hydra is not None:
+            before = again.hydra_call(again.base).config(type(config))
+        else:
+            before = parse_with(type(config), list(again.base), knobs, prog=prog)
     except ComposeError:
         return False
     return fingerprint(before) == made
@@ -355,8 +433,14 @@ def _is_directory(value: Any, directory: Path) -> bool:
     return Path(os.path.abspath(value)) == directory
 
 
-def _names_directory(tokens: Sequence[str], keys: Sequence[str], directory: Path) -> bool:
-    """Whether the user's `tokens` set one of `keys` to `directory` themselves."""
+def _names_directory(
+    tokens: Sequence[str], keys: Sequence[str], directory: Path, *, hydra: bool = False
+) -> bool:
+    """Whether the user's `tokens` set one of `keys` to `directory` themselves (with `hydra`,
+    in Hydra's overrides: `trainer.out_dir=DIR`)."""
+    if hydra:
+        parted = [token.lstrip("+").partition("=") for token in tokens]
+        return any(key in keys and _is_directory(value, directory) for key, _, value in parted)
     try:
         spans = item_spans(list(tokens))
     except ComposeError:

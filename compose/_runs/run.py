@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compose._api import argv_items
+from compose._api import argv_items, described_leaves
 from compose._input.env import EnvValue, environment_node, resolve_variable
 from compose._input.files import FileCache
 from compose._input.options import Options
@@ -23,7 +23,6 @@ from compose._output.plain import to_data
 from compose._runs.masked import hidden
 from compose._schema.secrets import holds_secrets
 from compose._schema.shape import model_shape
-from compose._tree import KeyPath
 from compose._warn import held
 from compose.errors import ComposeError
 
@@ -153,17 +152,6 @@ def leaf_origins(
     items = argv_items(argv, knobs)
     try:
         composed = compose_items(items, schema, knobs.search_path, files, recording=True)
-        found = {}
-        for path in _leaves(composed.tree, ()):
-            origin = composed.origins.describe(path)
-            if origin:
-                found[".".join(map(str, path))] = origin
     except ComposeError:
         return {}
-    return found
-
-
-def _leaves(tree: Any, path: KeyPath) -> list[KeyPath]:
-    if isinstance(tree, dict) and tree:
-        return [leaf for key, value in tree.items() for leaf in _leaves(value, (*path, key))]
-    return [path]
+    return described_leaves(composed)

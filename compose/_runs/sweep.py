@@ -40,7 +40,7 @@ from compose._runs.define import (
     override,
 )
 from compose._runs.fingerprint import differing_secrets, fingerprint
-from compose._runs.masked import axes_masker, masked_definition
+from compose._runs.masked import axes_masker, masked_definition, masked_tokens
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
 from compose._syntax import (
@@ -86,6 +86,10 @@ class Point(Generic[M]):
     """sha256 of the resolved config (`compose._runs.fingerprint`), the output key left out."""
     directory: Path
     """Its run record: `SWEEP_DIR/NAME`, absolute."""
+    origins: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    """Where each leaf of its config was set, when its grammar knows it point by point (a
+    Hydra job: each chooses its own files); None: the sweep's base origins hold, its axes
+    marked (`point_origins`)."""
 
     @property
     def name(self) -> str:
@@ -241,8 +245,8 @@ def sweep_with(
         for point in points
     ]
 
-    def compose_argv(tokens: Sequence[str], at: Options) -> M:
-        return parse_with(schema, tokens, at, prog=settings.prog, files=files)
+    def compose_argv(tokens: Sequence[str], at: Options) -> tuple[M, None]:
+        return parse_with(schema, tokens, at, prog=settings.prog, files=files), None
 
     grammar = PointGrammar(
         compose_argv,
@@ -259,9 +263,10 @@ def sweep_with(
 @dataclass(frozen=True)
 class PointGrammar(Generic[M]):
     """How a sweep's points are composed, in compose's own grammar or in Hydra's: a whole
-    command line (the base, then a point's overrides) -> its validated config."""
+    command line (the base, then a point's overrides) -> its validated config, and where each
+    of its leaves was set when the grammar says it point by point (else None)."""
 
-    compose: Callable[[Sequence[str], Options], M]
+    compose: Callable[[Sequence[str], Options], tuple[M, Mapping[str, str] | None]]
     output_token: Callable[[str, Path], str]
     """The override that sets a dotted key to a directory (the sweep's output key)."""
     base_origins: Callable[[Options], dict[str, str]]
@@ -680,14 +685,15 @@ def _compose_point(
     argv = (*base, *overrides)
     output = settings.output
     where = [grammar.output_token(output, settings.directory)] if output else []
-    config = grammar.compose([*argv, *where], knobs)
+    config, origins = grammar.compose([*argv, *where], knobs)
     exclude: list[KeyPath] = [tuple(output.split("."))] if output else []
     digest = fingerprint(config, exclude=exclude)
     directory = settings.directory / digest[:NAME_CHARS]
     if output:
         argv = (*argv, grammar.output_token(output, directory))
-        config = grammar.compose(argv, knobs)
-    return Point(index, typed_axes(config, axes), overrides, argv, config, digest, directory)
+        config, origins = grammar.compose(argv, knobs)
+    axes = typed_axes(config, axes)
+    return Point(index, axes, overrides, argv, config, digest, directory, origins)
 
 
 def _check_output_dirs(
@@ -792,17 +798,27 @@ def _in_point(error: ComposeError, point: str) -> PointError:
 
 def point_origins(sweep: Sweep[Any], point: Point[Any]) -> dict[str, str]:
     """The base origins, with what the point's axes set marked `sweep axis KEY` (and the
-    output key, which the sweep sets)."""
+    output key, which the sweep sets); a point that knows its own (a Hydra job) has those,
+    an axis's value named by the file line or the override that set it."""
+    output = {sweep.output: f"sweep output {sweep.output}"} if sweep.output else {}
+    if point.origins is not None:  # an override names its value: a secret's is masked
+        said = masked_tokens(
+            type(point.config), list(point.origins.values()), point.config, **sweep.grammar
+        )
+        return _marked(dict(zip(point.origins, said, strict=True)), output)
     marked = {_dotted(key): f"sweep axis {key}" for key in point.axes}
-    if sweep.output:
-        marked[sweep.output] = f"sweep output {sweep.output}"
-    origins = {
+    return _marked(sweep.origins, {**marked, **output})
+
+
+def _marked(origins: Mapping[str, str], marked: Mapping[str, str]) -> dict[str, str]:
+    """`origins` with the keys of `marked`, and every leaf below them, given its origin."""
+    kept = {
         path: origin
-        for path, origin in sweep.origins.items()
+        for path, origin in origins.items()
         if not any(path == key or path.startswith(key + ".") for key in marked)
     }
-    origins.update(marked)
-    return origins
+    kept.update(marked)
+    return kept
 
 
 def _dotted(key: str) -> str:
@@ -848,25 +864,26 @@ def hydra_sweep(
     after Hydra's own settings (`hydra.*`); the keys swept are its axes. The job count is held
     to `MAX_POINTS` before any job is composed; the controls are `sweep_with`'s."""
     from compose._input.hydra.grammar import Quoted, as_text  # noqa: PLC0415  # Hydra trees only
-    from compose._input.hydra.sweeps import jobs  # noqa: PLC0415  # Hydra trees only
 
     settings, wheres = controls_given(given, given_origins, prog)
     _check_keys(schema, {}, settings)  # the output key; Hydra's keys are checked composing
-    master = call.prepared(multirun=True)
-    own = tuple(ov.text for ov in master.overrides if ov.is_hydra)
+    multirun = call.multirun()  # the tree read once: every job composes on it
+    master = multirun.prepared
     swept = {ov.key_element for ov in master.overrides if ov.is_sweep and not ov.is_hydra}
     groups = frozenset(  # overrides that choose a group's option: their values are names
         ov.key_element
         for ov in master.overrides
         if not ov.is_hydra and master.repo.group_exists(ov.key)
     )
-    listed = jobs(list(master.overrides), master.repo.options)
+    listed = multirun.jobs
     part = Part(len(listed), f"-m ({len(listed):,} jobs)", "--multirun", lambda: [{}] * len(listed))
     check_count([part], "the multirun")
     texts: dict[str, str] = {}
 
-    def compose_job(tokens: Sequence[str], at: Options) -> M:
-        return call.but(tokens).config(schema, texts)
+    def compose_job(tokens: Sequence[str], at: Options) -> tuple[M, dict[str, str]]:
+        origins: dict[str, str] = {}
+        config: M = call.but(tokens).config(schema, texts, sources=master, origins=origins)
+        return config, origins
 
     grammar = PointGrammar(
         compose_job,
@@ -887,6 +904,7 @@ def hydra_sweep(
         "sweep": [],
         "axes": {},
     }
+    own = tuple(multirun.own)
     return materialize(schema, grammar, own, points, settings, wheres, definition, knobs, progress)
 
 

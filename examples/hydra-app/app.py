@@ -1,12 +1,19 @@
 """A small Hydra-style app: its config is a Hydra tree (`conf/`), composed by compose.
 
-    python examples/hydra-app/app.py [-m] [OVERRIDE ...]
-    python examples/hydra-app/app.py --help       (or -h): this text
+It is written as a Hydra user writes an app, one call where `@hydra.main(config_path="conf",
+config_name="config")` would be: `cli(AppConfig, hydra="conf:config")` takes Hydra's command
+line and gives the config, validated against `AppConfig`, which the app prints as JSON.
+
+    python examples/hydra-app/app.py [OVERRIDE ...]
+    python examples/hydra-app/app.py -m db=sqlite,postgresql optimizer=glob(*) [--dry-run]
+    python examples/hydra-app/app.py --from-run runs/sweep/POINT [OVERRIDE ...]
+    python examples/hydra-app/app.py --help
 
 Overrides are Hydra's: `db=postgresql` (a group's option), `optimizer.lr=0.01` (a value),
 `+experiment=long_run` (a group the defaults list does not name), `~trainer.seed` (a key
-removed). `-m`/`--multirun` sweeps: `db=sqlite,postgresql optimizer=glob(*)` is four jobs.
-Each job's config is validated against `AppConfig` and printed as JSON, one line a job.
+removed); `-cp`/`-cn`/`-cd` name another tree, as in Hydra. `-m`/`--multirun` makes each job a
+point of a compose sweep, with its run record (runs/sweep/POINT/run.json), run by the executor
+`--sweep-executor` names (none by default: records only); `--from-run` composes a point again.
 Bad input (an unknown option, a key no config has, a value of the wrong type) is one error
 naming the file and line or the override, exit status 2.
 """
@@ -15,14 +22,11 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from compose import ComposeError, compose_hydra
-
-CONF = Path(__file__).resolve().parent / "conf"
+from compose import cli
 
 
 class Closed(BaseModel):
@@ -58,46 +62,22 @@ class Trainer(Closed):
 
 
 class AppConfig(Closed):
+    """A training run configured by a Hydra tree (conf/)."""
+
     db: Database
     model: Model
     optimizer: Optimizer
     trainer: Trainer
 
 
-def configs(overrides: list[str], multirun: bool = False) -> list[tuple[list[str], AppConfig]]:
-    """The jobs of a command line: one (its overrides, its config) outside multirun."""
-    if multirun:
-        jobs: list[tuple[list[str], AppConfig]] = compose_hydra(
-            CONF, "config", overrides, schema=AppConfig, multirun=True
-        )
-        return jobs
-    return [(overrides, compose_hydra(CONF, "config", overrides, schema=AppConfig))]
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+def main() -> None:
+    config = cli(AppConfig, hydra="conf:config")  # where Hydra's app has @hydra.main
     try:
-        return _run(args)
-    except BrokenPipeError:  # `app.py ... | head`: the reader has gone; nothing left to say
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
-        return 0
-
-
-def _run(args: list[str]) -> int:
-    if any(arg in ("-h", "--help") for arg in args):  # a new user's first try: the usage
-        print(__doc__.strip(), flush=True)
-        return 0
-    multirun = any(arg in ("-m", "--multirun") for arg in args)
-    overrides = [arg for arg in args if arg not in ("-m", "--multirun")]
-    try:
-        jobs = configs(overrides, multirun)
-    except ComposeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    for _, config in jobs:
         print(config.model_dump_json(), flush=True)
-    return 0
+    except BrokenPipeError:  # `app.py ... | head -c 10`: the reader has gone; nothing to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        sys.exit(141)  # as `cli` ends its own output so (--help): 128 + SIGPIPE
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

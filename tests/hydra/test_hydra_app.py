@@ -17,7 +17,8 @@ import pytest
 from conftest import run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
-from compose import cli
+from compose import ComposeError, cli
+from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from conftest import WriteFile
@@ -172,7 +173,10 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
     ("argv", "said"),
     [
         (["db=nope"], "error: 'nope' (from db=nope, for conf/config.yaml:2): no config db/nope"),
-        (["trainer.lr=fast"], "(from trainer.lr=fast)"),
+        (
+            ["trainer.lr=fast"],
+            "error: trainer.lr (from trainer.lr=fast): Input should be a valid number",
+        ),
         (["trainer.lrr=1"], "trainer.lrr (from trainer.lrr=1): no such key"),
         (["db=mysql,postgresql"], "a comma list is a sweep: it needs multirun"),
         (["--cfg", "job"], "--cfg: is not a flag this app takes"),
@@ -191,6 +195,20 @@ def test_bad_input_is_one_error_exit_2(
     assert (code, out) == (2, "")
     assert said in err
     assert err.count("\n") == 1
+
+
+def test_a_bad_value_is_named_as_typed_or_by_its_yaml_line(
+    tree: str, write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In Hydra's mode a key is named as Hydra's overrides name it: the override as typed,
+    or the key and the file line that set it; compose's own mode keeps its flag form."""
+    write("conf/db/broken.yaml", "driver: x\nport: many\n")
+    code, _, err, _ = _run(["db=broken", "trainer.lr=fast"], capsys, tree)
+    assert code == 2
+    assert "  - db.port = 'many' (from conf/db/broken.yaml:2): Input should be a valid" in err
+    assert "  - trainer.lr (from trainer.lr=fast): Input should be a valid number" in err
+    with pytest.raises(ComposeError, match=r"^--trainer\.lr = 'fast': Input should be a valid"):
+        cli(App, args=["--db.driver=x", "--db.port=1", "--trainer.name=n", "--trainer.lr=fast"])
 
 
 def test_the_options_of_compose_s_own_nodes_are_refused(tree: str) -> None:
@@ -334,3 +352,121 @@ def test_a_table_given_to_a_group_key_is_a_value_and_its_secret_is_masked(
     assert "hush" not in text
     assert "++db=**********" in text
     assert "db=postgresql" in text
+
+
+def test_multirun_reads_the_tree_once_and_each_point_is_its_single_run(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], config_reads: list[str]
+) -> None:
+    """`-m` composes its jobs as `compose_hydra(..., multirun=True)` does: every config of the
+    tree read once for all the jobs, each job's config what its single run gives."""
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.1,0.2,0.3", "--dry-run"]
+    code, _, err, _ = _run(argv, capsys, tree)
+    assert (code, err) == (0, "")
+    assert sorted(config_reads) == ["config", "db/mysql", "db/postgresql"]  # each once, for 6 jobs
+    for line in _manifest(tmp_path / "runs" / "sweep"):
+        record = json.loads(Path(str(line["directory"]), "run.json").read_text())
+        _, _, _, single = _run(record["argv"], capsys, tree)
+        assert single is not None
+        assert fingerprint(single) == record["fingerprint"]
+
+
+def test_a_point_s_record_names_the_origin_of_every_value(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As compose's own run records do: the YAML line that set each value, or the override
+    (a secret's value masked), the sweep's output key marked as the sweep's."""
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.5", "+db.password=hush"]
+    code, _, err, _ = _run([*argv, "--sweep-output", "trainer.name", "--dry-run"], capsys, tree)
+    assert (code, err) == (0, "")
+    second = _manifest(tmp_path / "runs" / "sweep")[1]
+    record = json.loads(Path(str(second["directory"]), "run.json").read_text())
+    assert record["origins"] == {  # files named as errors name them: here, from the cwd
+        "db.driver": "conf/db/postgresql.yaml:1",
+        "db.port": "conf/db/postgresql.yaml:2",
+        "db.password": "+db.password=**********",
+        "trainer.lr": "trainer.lr=0.5",
+        "trainer.name": "sweep output trainer.name",
+    }
+
+
+def _point(tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], *more: str) -> Path:
+    """The second point of `app -m db=mysql,postgresql trainer.lr=0.5 MORE... --dry-run`."""
+    argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.5", *more, "--dry-run"]
+    code, _, err, _ = _run(argv, capsys, tree)
+    assert (code, err) == (0, "")
+    return Path(str(_manifest(tmp_path / "runs" / "sweep")[1]["directory"]))
+
+
+def test_from_run_composes_a_job_again_from_its_record(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The record names the tree (its directory, name and --config-dir) and the job's
+    overrides: the rerun is the same config, and overrides after it change it."""
+    point = _point(tree, tmp_path, capsys)
+    record = json.loads((point / "run.json").read_text())
+    assert record["hydra"] == {
+        "config_dir": str(tmp_path / "conf"),
+        "config_name": "config",
+        "config_dirs": [],
+    }
+    code, _, err, config = _run(["--from-run", str(point)], capsys, tree)
+    assert (code, err) == (0, "")
+    assert config is not None
+    assert fingerprint(config) == record["fingerprint"]  # the config the run had
+    assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.5)
+    code, _, err, config = _run([f"--from-run={point}", "trainer.lr=0.7"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert config is not None
+    assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.7)
+
+
+def test_from_run_of_a_changed_tree_names_the_file_and_builds_on_the_recorded_config(
+    tree: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    point = _point(tree, tmp_path, capsys)
+    write("conf/db/postgresql.yaml", "driver: postgresql\nport: 6543\n")
+    code, _, err, config = _run(["--from-run", str(point)], capsys, tree)
+    assert code == 0
+    assert err.startswith(f"warning: --from-run {point}: conf/db/postgresql.yaml changed since")
+    assert "building on the run's resolved config" in err
+    assert config is not None
+    assert (config.db.port, config.trainer.lr) == (5432, 0.5)  # what ran, not the file now
+    code, out, err, _ = _run(["--from-run", str(point), "trainer.lr=1"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert "conf/db/postgresql.yaml changed since the run: Hydra's overrides apply to" in err
+
+
+def test_from_run_with_a_masked_secret_builds_on_the_recorded_config(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    point = _point(tree, tmp_path, capsys, "+db.password=hush")
+    code, _, err, config = _run(["--from-run", str(point)], capsys, tree)
+    assert code == 0
+    assert "its argv holds the secret of +db.password=**********" in err
+    assert config is not None
+    assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.5)
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["-m"], "--from-run = 'DIR': composes the run its record names"),
+        (["-cn", "other"], "it takes overrides only"),
+        (["--from-run", "DIR"], "--from-run = 'DIR': is given twice"),
+    ],
+)
+def test_from_run_takes_overrides_only(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    code, out, err, _ = _run(["--from-run", "DIR", *argv], capsys, tree)
+    assert (code, out) == (2, "")
+    assert said in err
+
+
+def test_from_run_of_compose_s_own_record_is_refused(
+    tree: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("own/run.json", json.dumps({"format": 1, "prog": "app", "argv": ["--trainer.lr=1"]}))
+    code, out, err, _ = _run(["--from-run", "own"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert "is the record of a run of compose's own command line" in err

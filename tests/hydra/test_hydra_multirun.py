@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from compose import ArgvError, ComposeError, compose_hydra
-from compose._input.hydra import repository
 
 # Trees written short: most primaries have no _self_, which Hydra (and compose) warn of
 pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
@@ -91,7 +90,7 @@ def test_a_multirun_too_large_is_refused_before_any_job_composes(conf: str) -> N
 
 
 def test_a_multirun_reads_each_config_once_and_each_job_is_its_single_run(
-    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+    write: WriteFile, config_reads: list[str]
 ) -> None:
     """The jobs share the tree as read once (the repository and every config), and sharing it
     changes no job: each is what composing it alone gives, a job's value override included
@@ -105,19 +104,11 @@ def test_a_multirun_reads_each_config_once_and_each_job_is_its_single_run(
     write("tree/model/small.yaml", "defaults:\n  - layers: two\n  - _self_\nwidth: 8\n")
     write("tree/model/large.yaml", "defaults:\n  - layers: two\n  - _self_\nwidth: 64\n")
     write("tree/model/layers/two.yaml", "count: 2\n")
-    reads: list[str] = []
-    real = repository.read_config
-
-    def counted(path: str, shown: str, text: str) -> repository.Loaded:
-        reads.append(path)
-        return real(path, shown, text)
-
-    monkeypatch.setattr(repository, "read_config", counted)
     overrides = ["db=glob(*)", "model=small,large", "db.opts.pool=2,8"]
     runs = compose_hydra("tree", "config", overrides, multirun=True)
     assert len(runs) == 8
-    assert sorted(reads) == sorted(set(reads))  # each config read once
-    assert "model/layers/two" in reads and len(reads) == 6
+    assert sorted(config_reads) == sorted(set(config_reads))  # each config read once
+    assert "model/layers/two" in config_reads and len(config_reads) == 6
     for job, config in runs:
         assert config == compose_hydra("tree", "config", job)
     assert runs[0][1]["db"]["opts"]["pool"] == 2 and runs[1][1]["db"]["opts"]["pool"] == 8
