@@ -167,14 +167,7 @@ def parse_hydra(
     line = read_line(tokens)
     if line.from_run is not None:
         return _from_run(schema, line, prog, knobs)
-    directory, name = tree
-    if line.path is not None:
-        directory = _beside(line.path, app_file)
-    for given in line.dirs:
-        if not os.path.isdir(given):
-            raise ArgvError("is no directory", key="--config-dir", value=given)
-    dirs = [os.path.abspath(given) for given in line.dirs]
-    call = HydraCall(directory, line.name or name, line.overrides, dirs)
+    call = _line_call(line, tree, app_file)
     if line.help:
         raise _help(schema, call, prog)
     if line.multirun:
@@ -187,6 +180,42 @@ def parse_hydra(
         )
     config: M = call.config(schema)
     return finished(config, knobs.frozen)
+
+
+def _line_call(line: HydraLine, tree: tuple[str, str], app_file: str | None) -> HydraCall:
+    """The tree the line names (the app's, or its `-cp`/`-cn`/`-cd`) and its overrides."""
+    directory, name = tree
+    if line.path is not None:
+        directory = _beside(line.path, app_file)
+    for given in line.dirs:
+        if not os.path.isdir(given):
+            raise ArgvError("is no directory", key="--config-dir", value=given)
+    dirs = [os.path.abspath(given) for given in line.dirs]
+    return HydraCall(directory, line.name or name, line.overrides, dirs)
+
+
+def recorded_call(
+    tokens: list[str], prog: str, knobs: Options, spec: str, app_file: str | None
+) -> tuple[HydraCall | None, Options]:
+    """What a Hydra app's single run composed from its command line `tokens` (as `cli` took
+    them), for its record: the tree and its overrides, with the options it composed at (a
+    `--from-run` line: the run composed again, the line's overrides after its own). None for
+    a rerun built on its recorded resolved config: compose's own `@ FILE` describes it."""
+    line = read_line(tokens)
+    if line.multirun or line.help:
+        flag = "--multirun" if line.multirun else "--help"
+        raise ArgvError(
+            "is no single run: a record describes one run (a multirun's jobs have theirs)",
+            key=flag,
+        )
+    if line.from_run is None:
+        return _line_call(line, app_tree(spec, app_file), app_file), knobs
+    from compose._runs.rerun import rerun  # noqa: PLC0415  # reruns only
+
+    again = rerun([FROM_RUN_FLAG, line.from_run, *line.overrides], prog, knobs, hydra=True)
+    if again.hydra is None:
+        return None, knobs
+    return again.hydra_call(again.argv), again.knobs(knobs)
 
 
 def _from_run(schema: type[M], line: HydraLine, prog: str, knobs: Options) -> M:
