@@ -36,6 +36,7 @@ from compose._syntax import (
     SWEEP_DRY_RUN,
     SWEEP_FLAG,
     flag_name,
+    snake_case,
 )
 from compose.errors import ArgvError, ComposeError, HelpRequested
 
@@ -264,9 +265,13 @@ def _help(schema: type[BaseModel], call: HydraCall, prog: str) -> HelpRequested:
         composed, problem = None, error.format()
     screen = help_screen(schema, prog, "", composed, problem)
     sections = screen.sections[:-1]  # the schema's; then Hydra's line, not compose's
-    for section in sections:
-        for entry in section.entries:  # keys as Hydra's overrides name them: db.port=VALUE
-            entry.flag = entry.flag.removeprefix("--")
+    for section in sections:  # keys as Hydra's overrides name them, the fields' own
+        # names (trainer.batch_size=VALUE), not compose's flags (--trainer.batch-size)
+        name = section.flag.removeprefix("--")
+        if section.title.startswith(name):
+            section.title = snake_case(name) + section.title[len(name) :]
+        for entry in section.entries:
+            entry.flag = snake_case(entry.flag.removeprefix("--"))
     screen.sections = [*sections, hydra_section()]
     screen.usage_parts = HYDRA_USAGE_PARTS
     screen.footer = ""

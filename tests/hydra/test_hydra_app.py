@@ -169,6 +169,34 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
     assert "@ FILE" not in out  # compose's own grammar is not this app's
 
 
+class Run(BaseModel):
+    batch_size: int
+    lr_decay: float = 0.5
+
+
+class Wide(BaseModel):
+    run_config: Run
+
+
+def test_help_names_keys_as_hydra_s_overrides_do(
+    write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Help's keys are the fields' names, as an override takes them (`run_config.batch_size=8`),
+    not compose's kebab flags, which Hydra's command line refuses as unknown keys."""
+    write("conf/config.yaml", "run_config:\n  batch_size: 4\n")
+    with pytest.raises(SystemExit):
+        cli(Wide, ["--help"], prog="app", hydra=f"{tmp_path}/conf:config")
+    out = capsys.readouterr().out
+    assert "run_config.batch_size INT" in out
+    assert "run_config.lr_decay FLOAT" in out
+    assert "\nrun_config:\n" in out
+    assert "-size" not in out
+    assert "-decay" not in out
+    assert cli(Wide, ["run_config.batch_size=8"], hydra=f"{tmp_path}/conf:config").run_config == (
+        Run(batch_size=8)
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
