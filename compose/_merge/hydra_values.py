@@ -45,10 +45,14 @@ def apply_overrides(
     for ov in overrides:
         shown = _shown(ov, root)
         try:
+            before = select(tree.data, ov.key.split("."))
             target = _apply(tree, ov, shown)
             if target is not None:
+                origin = FlagSource(shown)
+                if not isinstance(before, dict):  # replaced, not merged into: a table given
+                    record(target, origin, before)  # to a value's key is that value's origin
                 for path in leaf_paths(ov.plain(), target):
-                    record(path, FlagSource(shown))
+                    record(path, origin)
         except ComposeError as error:
             problems.extend(e.evolve(origin=shown) for e in error.errors)
     if problems:
