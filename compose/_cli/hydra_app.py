@@ -188,6 +188,12 @@ def _line_call(line: HydraLine, tree: tuple[str, str], app_file: str | None) -> 
     directory, name = tree
     if line.path is not None:
         directory = _beside(line.path, app_file)
+        if not os.path.isdir(directory):  # named here, not as a config no directory holds
+            raise ArgvError(
+                f"is no directory (relative to the app's file: {directory})",
+                key="--config-path",
+                value=line.path,
+            )
     for given in line.dirs:
         if not os.path.isdir(given):
             raise ArgvError("is no directory", key="--config-dir", value=given)

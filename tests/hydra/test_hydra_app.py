@@ -211,6 +211,7 @@ def test_help_names_keys_as_hydra_s_overrides_do(
         (["--sweep-dir", "x"], "--sweep-dir: steers a multirun's sweep: it needs -m"),
         (["-m", "--sweep.lr", "1"], "--sweep.lr: is compose's own sweep"),
         (["-cd", "nowhere"], "--config-dir = 'nowhere': is no directory"),
+        (["-cp", "nowhere"], "--config-path = 'nowhere': is no directory (relative to the app"),
         (["-cn"], "-cn: expects a value"),
         (["=mysql"], "error: =mysql: an override needs a key before '='"),
         (["@src=mysql"], "error: @src=mysql: an override needs a key before '@'"),
