@@ -34,12 +34,13 @@ _ABSENT: Any = object()
 def apply_overrides(
     tree: TypedTree,
     overrides: tuple[Override, ...],
-    record: Callable[[KeyPath, Origin], None],
+    record: Callable[[KeyPath, Origin, object], None],
     root: Shape,
 ) -> None:
     """Every value override, in order, each `record`ed as the origin of the values it sets
-    (when the fold records); all their problems at once. `root`: the schema's shape, which
-    says whose values are secrets."""
+    (when the fold records: `record(path, origin, old)`, `old` the value it replaced there);
+    all their problems at once. `root`: the schema's shape, which says whose values are
+    secrets."""
     tree.struct = True
     problems: list[ComposeError] = []
     for ov in overrides:
@@ -52,7 +53,7 @@ def apply_overrides(
                 if not isinstance(before, dict):  # replaced, not merged into: a table given
                     record(target, origin, before)  # to a value's key is that value's origin
                 for path in leaf_paths(ov.plain(), target):
-                    record(path, origin)
+                    record(path, origin, None)
         except ComposeError as error:
             problems.extend(e.evolve(origin=shown) for e in error.errors)
     if problems:
