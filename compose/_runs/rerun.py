@@ -474,9 +474,7 @@ def describe_run(
         with held():  # dropped: the run itself has shown them
             call = None
             if hydra is not None:
-                from compose._cli.hydra_app import recorded_call  # noqa: PLC0415  # Hydra apps
-
-                call, knobs = recorded_call(list(argv), prog, knobs, *hydra)
+                call, knobs = _recorded_call(list(argv), prog, knobs, hydra)
                 recorded = knobs.now
             if call is not None:
                 tokens, origins, texts, tree = _hydra_run(config, call)
@@ -507,6 +505,25 @@ def describe_run(
     if tree is not None:
         record["hydra"] = tree
     return record
+
+
+def _recorded_call(
+    argv: list[str], prog: str, knobs: Options, hydra: tuple[str, str | None]
+) -> tuple[HydraCall | None, Options]:
+    """What a Hydra app's single run composed from its command line `argv` (`hydra`: the
+    app's spec and file): the tree and its overrides, with the options it composed at (a
+    `--from-run` line: the run composed again, the line's overrides after its own). None for
+    a rerun built on its recorded resolved config: compose's own `@ FILE` describes it."""
+    from compose._runs.hydra_line import app_tree, line_call, single_run  # noqa: PLC0415  # Hydra apps
+
+    spec, app_file = hydra
+    line = single_run(argv)
+    if line.from_run is None:
+        return line_call(line, app_tree(spec, app_file), app_file), knobs
+    again = rerun([FROM_RUN_FLAG, line.from_run, *line.overrides], prog, knobs, hydra=True)
+    if again.hydra is None:
+        return None, knobs
+    return again.hydra_call(again.argv), again.knobs(knobs)
 
 
 def _hydra_run(
