@@ -7,6 +7,7 @@ copied whole with its `???`, and a Hydra 1.1 `# @package _group_` header."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -91,10 +92,19 @@ PLUGINS = {
 }
 
 
-def test_an_option_of_hydras_plugin_groups_is_skipped_with_a_warning(write: WriteFile) -> None:
+def a_plugin_installed(write: WriteFile, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package in the `hydra_plugins` namespace on the path, as a plugin's install makes."""
+    write("site/hydra_plugins/hydra_colorlog/__init__.py", "")
+    monkeypatch.syspath_prepend(str(Path("site").resolve()))
+
+
+def test_an_option_of_hydras_plugin_groups_is_skipped_with_a_warning(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """lightning-hydra-template's hydra/default.yaml chooses hydra-colorlog's `colorlog`, a
-    plugin's option compose cannot see: the hydra node is dropped, so the config composes, and
-    a warning names the option and the line that chose it."""
+    plugin's option compose cannot see: with a plugin installed, the hydra node being dropped,
+    the config composes, and a warning names the option and the line that chose it."""
+    a_plugin_installed(write, monkeypatch)
     config, said = composed(tree(write, PLUGINS), "config", ["hydra/launcher=submitit_slurm"])
     assert config == {"x": 1}
     assert any(
@@ -105,7 +115,17 @@ def test_an_option_of_hydras_plugin_groups_is_skipped_with_a_warning(write: Writ
     assert any(launcher in text for text in said)
 
 
-def test_an_unknown_option_of_hydras_other_groups_is_still_an_error(write: WriteFile) -> None:
+def test_without_a_plugin_installed_such_an_option_is_an_error(write: WriteFile) -> None:
+    """As in Hydra, which has no `colorlog` without hydra-colorlog: a typo is named."""
+    error = error_of(tree(write, PLUGINS), "config")
+    assert error.message == "no config hydra/job_logging/colorlog"
+    assert error.origin is not None and error.origin.startswith("conf/hydra/default.yaml:3")
+
+
+def test_an_unknown_option_of_hydras_other_groups_is_still_an_error(
+    write: WriteFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a_plugin_installed(write, monkeypatch)
     files = {**PLUGINS, "hydra/default.yaml": "defaults:\n  - override help: nope\n"}
     error = error_of(tree(write, files), "config")
     assert error.message == "no config hydra/help/nope"

@@ -380,15 +380,22 @@ def _visit(exp: Expansion, node: Node) -> tuple[Node, Loaded | None]:
             return node, None
         raise _missing(exp, node)
     loaded = exp.repo.load(node.path)
-    if loaded is None and node.is_group and node.group in hydra_node.PLUGIN_GROUPS:
+    if loaded is None and _plugin_option(node):
         exp.warnings.append(
             f"{node.path} (from {node.forced_by or chain_text(node.chain)}) is no config of "
-            "Hydra's or the tree's, "
-            "a plugin's maybe: skipped, as the hydra node is not part of the result"
+            "Hydra's or the tree's, an installed plugin's maybe: skipped, as the hydra node is "
+            "not part of the result"
         )
     elif loaded is None and not node.entry.optional:
         raise _not_found(exp, node)
     return node, loaded
+
+
+def _plugin_option(node: Node) -> bool:
+    """An option of Hydra's plugin groups where a plugin is installed: maybe the plugin's."""
+    return (
+        node.is_group and node.group in hydra_node.PLUGIN_GROUPS and hydra_node.plugins_installed()
+    )
 
 
 def _legacy_header(exp: Expansion, loaded: Loaded) -> None:
