@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hydra_trees import inside, measure_one, side_python
+from hydra_trees import hydra_compose, inside, measure_one, side_python
 
 MULTIRUN_FLAGS = ("-m", "--multirun")
 
@@ -77,18 +77,6 @@ def first_difference(ours: Any, theirs: Any, path: str = "") -> tuple[str, Any, 
 # ---------------------------------------------------------------- in the side venv
 
 
-def hydra_single(directory: str, name: str, overrides: list[str]) -> Any:
-    from hydra import compose, initialize_config_dir  # noqa: PLC0415  # the side venv only
-    from omegaconf import OmegaConf  # noqa: PLC0415  # the side venv only
-
-    with inside(directory), initialize_config_dir(config_dir=directory, version_base="1.3"):
-        config = compose(config_name=name, overrides=overrides)
-        found = OmegaConf.to_container(config, resolve=True)
-    assert isinstance(found, dict)
-    found.pop("hydra", None)
-    return found
-
-
 def hydra_multirun(directory: str, name: str, overrides: list[str]) -> Any:
     """The jobs as Hydra's BasicSweeper expands them, each composed: [(job, config), ...]."""
     from hydra import initialize_config_dir  # noqa: PLC0415  # the side venv only
@@ -106,7 +94,7 @@ def hydra_multirun(directory: str, name: str, overrides: list[str]) -> Any:
         # the sweeper's own `hydra.*` overrides are no job's; compose_hydra leaves them out too
         parsed = [o for o in parsed if not o.key_or_group.startswith("hydra")]
         jobs = [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
-    return [(job, hydra_single(directory, name, job)) for job in jobs]
+    return [(job, hydra_compose(directory, name, job)) for job in jobs]
 
 
 def ours_call(directory: str, name: str, overrides: list[str], multirun: bool) -> Any:
@@ -128,7 +116,7 @@ def outcome(call: Any) -> tuple[Any, str | None]:
 def compare(directory: str, name: str, case: dict[str, Any]) -> dict[str, Any]:
     overrides, multirun = case["overrides"], case["multirun"]
     theirs, hydra_error = outcome(
-        lambda: (hydra_multirun if multirun else hydra_single)(directory, name, overrides)
+        lambda: (hydra_multirun if multirun else hydra_compose)(directory, name, overrides)
     )
     ours, compose_error = outcome(lambda: ours_call(directory, name, overrides, multirun))
     found: dict[str, Any] = {**case, "hydra_error": hydra_error, "compose_error": compose_error}
