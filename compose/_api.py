@@ -484,7 +484,19 @@ def _resolve_tree(composed: Composed, knobs: Options, convert: Callable[[Any], A
         now=knobs.now,
         environ=knobs.environ,
         hidden=functools.partial(_is_secret, composed) if root.model else None,
+        copies_secret=_secret_copies(composed),
     )
+
+
+def _secret_copies(composed: Composed) -> Callable[[KeyPath, KeyPath], str | None] | None:
+    """What refuses a secret copied into a field that is not secret; None for a schema that
+    holds no secret (or none at all), whose references keep the shortcuts."""
+    from compose._schema.secrets import SecretCopies, schema_holds_secrets  # noqa: PLC0415
+
+    model = composed.root.model
+    if model is None or not schema_holds_secrets(model):
+        return None
+    return SecretCopies(composed.root, composed.tree).copied
 
 
 def _is_secret(composed: Composed, path: KeyPath) -> bool:
@@ -704,6 +716,7 @@ def hydra_resolve(composed: Composed) -> None:
             below=below,
             describe=functools.partial(_hydra_describe, composed),
             resolvers=own,
+            copies_secret=_secret_copies(composed),
         )
 
 

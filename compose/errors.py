@@ -148,6 +148,12 @@ def printable(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
+def counted(count: int, noun: str) -> str:
+    """`count` things named by `noun` as people read it: "1 point", "2 points", "1,000 points"
+    (every count compose prints is said this way, so none reads "1 points")."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 class Shown:
     """An error's parts as people are shown them, each `printable` (None: not given)."""
 
@@ -289,7 +295,7 @@ else:
 
 
 def _count(errors: Sequence[ComposeError]) -> str:
-    return f"{len(errors)} error{'' if len(errors) == 1 else 's'}"
+    return counted(len(errors), "error")
 
 
 class ErrorGroup(ComposeError, _Gathered):

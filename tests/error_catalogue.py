@@ -96,6 +96,17 @@ class Keyed(BaseConfig):
     api: KeyedApi = KeyedApi()
 
 
+class LoggedApi(BaseConfig):
+    key: SecretStr = SecretStr("")
+    header: str = ""
+
+
+class Logged(BaseConfig):
+    """A schema with a secret, `api.key`, and a plain text beside it, `api.header`."""
+
+    api: LoggedApi = LoggedApi()
+
+
 @dataclass(frozen=True)
 class Case:
     """One class of bad input: what the user did, what they see, how they fix it."""
@@ -1017,6 +1028,27 @@ ENTRIES: tuple[Part | Case, ...] = (
         origin="base.toml:2",
         fix="Set it in a later file or with `--trainer.model.name NAME`.",
     ),
+    Case(
+        name="interpolation-copies-secret",
+        title="A secret copied into a field that is not secret",
+        did="Built a plain `str` header from the API key: `header = 'Bearer ${api.key}'`.",
+        schema=Logged,
+        files={"run.toml": "[api]\nkey = 'sk-123'\nheader = 'Bearer ${api.key}'\n"},
+        argv=_argv("@ run.toml"),
+        error=InterpolationError,
+        message=(
+            "--api.header = 'Bearer ${api.key}' (from run.toml:3): interpolation ${api.key}: "
+            "copies the secret api.key into api.header, which is not a secret field: its value "
+            "would be shown and recorded in clear; make api.header a SecretStr (the app reads "
+            "it with .get_secret_value())"
+        ),
+        key="--api.header",
+        origin="run.toml:3",
+        fix=(
+            "Type the field `SecretStr` (compose masks a value by its field's type), or build "
+            "the text in the app from `config.api.key.get_secret_value()`."
+        ),
+    ),
     Part("Renamed keys"),
     Case(
         name="renamed-key-and-new-key-in-file",
@@ -1807,6 +1839,22 @@ ENTRIES: tuple[Part | Case, ...] = (
         key="layers",
         origin="conf/config.yaml:3 -> conf/extra/big.yaml:2",
         fix="Give the key one kind in every config, or delete it first (`~layers`).",
+    ),
+    Case(
+        name="hydra-override-without-key",
+        title="A Hydra override with nothing before its `=`",
+        did="Typed `=sqlite` (or `+=sqlite`, `@source=sqlite`), the group's name left out.",
+        files={"conf/config.yaml": "defaults:\n  - db: mysql\n", **HYDRA_DBS},
+        hydra="conf:config",
+        overrides=("=sqlite",),
+        error=ArgvError,
+        message=(
+            "=sqlite: an override needs a key before '='; an override is KEY=VALUE, "
+            "+KEY=VALUE, ++KEY=VALUE or ~KEY"
+        ),
+        key=None,
+        origin="=sqlite",
+        fix="Name the key or group the override sets: `db=sqlite`.",
     ),
 )
 

@@ -48,6 +48,7 @@ from compose.errors import (
     InterpolationError,
     MigratedWarning,
     RenamedWarning,
+    counted,
     printable,
 )
 
@@ -99,18 +100,15 @@ def check_command(
         write_text(sys.stdout, problem.line() + "\n")
     shown = printable(roles.shown)
     if mapping:
-        write_text(sys.stdout, f"{shown}: {_problems(len(mapping))} of the mapping\n")
+        write_text(sys.stdout, f"{shown}: {counted(len(mapping), 'problem')} of the mapping\n")
     bad = sum(1 for verdict in verdicts if verdict.problems)
-    checked = f"{len(verdicts)} file" if len(verdicts) == 1 else f"{len(verdicts)} files"
-    summary = f"checked {checked}: {len(verdicts) - bad} fit, {bad} with problems"
+    summary = (
+        f"checked {counted(len(verdicts), 'file')}: {len(verdicts) - bad} fit, {bad} with problems"
+    )
     if mapping:
-        summary += f"; {_problems(len(mapping))} in {shown}"
+        summary += f"; {counted(len(mapping), 'problem')} in {shown}"
     write_text(sys.stdout, summary + "\n")
     return FOUND_PROBLEMS if bad or mapping else 0
-
-
-def _problems(count: int) -> str:
-    return f"{count} problem{'' if count == 1 else 's'}"
 
 
 def _entrypoint(roles: Roles, name: str, flag: str | None) -> type[BaseModel]:
@@ -326,5 +324,5 @@ def _print_verdict(verdict: Verdict, quiet: bool) -> None:
     if verdict.tried:
         others = ", ".join(role.describe() for role in verdict.tried)
         tried = f"; nor does it fit {others}"
-    counted = f"{_problems(len(verdict.problems))}{role}{tried}"
-    write_text(sys.stdout, f"{printable(verdict.path)}: {counted}\n")
+    found = f"{counted(len(verdict.problems), 'problem')}{role}{tried}"
+    write_text(sys.stdout, f"{printable(verdict.path)}: {found}\n")

@@ -26,7 +26,7 @@ from compose._input.search import Dirs, as_search_path
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import COMPLETE_VARIABLE, is_from_run_flag, is_sweep_flag
 from compose._warn import held
-from compose.errors import ComposeError, HelpRequested, printable
+from compose.errors import ComposeError, HelpRequested, counted, printable
 
 if TYPE_CHECKING:
     from compose._runs.rerun import Rerun
@@ -245,7 +245,7 @@ class SweepProgress:
 
     def __call__(self, what: str, done: int, total: int) -> None:
         self.what, self.done, self.total = what, done, total
-        text = f"{what} {done:,}/{total:,} points"
+        text = f"{what} {done:,}/{counted(total, 'point')}"
         if self.terminal:
             if done == total or done % max(1, total // 100) == 0:
                 self._line(text)
@@ -272,7 +272,7 @@ class SweepProgress:
             return "interrupted: nothing was written or submitted\n"
         if self.done < self.total:
             return (
-                f"interrupted: the records of {self.done:,} of {self.total:,} points are "
+                f"interrupted: the records of {self.done:,} of {counted(self.total, 'point')} are "
                 "written, each whole, and nothing is submitted; the same command writes the "
                 "rest (with --sweep-resume it also skips the points that finished)\n"
             )

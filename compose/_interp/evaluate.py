@@ -103,12 +103,17 @@ class Resolution:
         now: datetime.datetime | None = None,
         environ: Mapping[str, str] | None = None,
         hidden: Callable[[KeyPath], bool] | None = None,
+        copies_secret: Callable[[KeyPath, KeyPath], str | None] | None = None,
     ) -> None:
         self.tree = tree
         self.resolvers = resolvers
         self.default_at = default_at
         self.describe = describe
         self.hidden = hidden
+        self.copies_secret = copies_secret
+        # The shortcuts read a reference's value without the path it names, which a check of
+        # where a secret goes needs: with one, every reference takes the general way.
+        self.quick = SHORTCUTS and copies_secret is None
         self.suggest = suggest
         self.memo: dict[KeyPath, Any] = {}
         self.failed: dict[KeyPath, ComposeError] = {}
@@ -127,7 +132,7 @@ class Resolution:
         values: list[Any] = []
         errors: list[ComposeError] = []
         for path, raw in pending:
-            value = self._quick(path, raw) if SHORTCUTS else SLOW
+            value = self._quick(path, raw) if self.quick else SLOW
             if value is SLOW:
                 try:
                     value = self._settle(path, raw)
@@ -318,7 +323,7 @@ class Resolution:
     # -- references
 
     def _reference(self, site: _Site, ref: Ref) -> _Eval:
-        if SHORTCUTS and ref.plain is not None:
+        if self.quick and ref.plain is not None:
             value = walk(self.tree, self.memo, site.path, ref.dots, ref.plain)
             if value is not SLOW:
                 return value
@@ -360,6 +365,8 @@ class Resolution:
 
     def _lookup(self, site: _Site, text: str, path: KeyPath, *, lenient: bool = False) -> _Eval:
         """The resolved value at `path`. Lenient (`oc.select`): `_ABSENT` where nothing is."""
+        if self.copies_secret is not None:
+            self._refuse_secret_copy(site, text, path)
         node: Any = self.tree
         walked: list[str | int] = []
         derived = False  # past an interpolation: the rest is resolved data, not the tree
@@ -388,6 +395,20 @@ class Resolution:
         if derived:
             return node
         return (yield from self._settled(site, text, tuple(walked), node, lenient))
+
+    def _refuse_secret_copy(self, site: _Site, text: str, path: KeyPath) -> None:
+        """A secret read into a value the schema does not take as one is refused: it would be
+        shown and recorded in clear (`compose._schema.secrets.SecretCopies`)."""
+        assert self.copies_secret is not None
+        secret = self.copies_secret(site.path, path)
+        if secret is not None:
+            key = dotted(site.path)
+            message = (
+                f"interpolation {text}: copies the secret {secret} into {key}, which is not a "
+                "secret field: its value would be shown and recorded in clear"
+            )
+            hint = f"make {key} a SecretStr (the app reads it with .get_secret_value())"
+            raise self._error(site, message, hint)
 
     def _index(
         self,

@@ -66,6 +66,7 @@ def resolve_tree(
     now: datetime.datetime | None = None,
     environ: Mapping[str, str] | None = None,
     hidden: Callable[[KeyPath], bool] | None = None,
+    copies_secret: Callable[[KeyPath, KeyPath], str | None] | None = None,
 ) -> dict[str, Any]:
     """`tree` with every interpolation resolved, escapes unescaped, and `???` checked.
 
@@ -82,6 +83,8 @@ def resolve_tree(
     keys that nodes holding `${` or `???` set); None looks at every value. `${now:}` is `now`,
     else $COMPOSE_NOW of `environ` (default `os.environ`), else the clock at its first use.
     `hidden(path)`: whether the value at `path` is a secret's, whose text an error never shows.
+    `copies_secret(site, target)`: the key of a secret that a reference at `site` to `target`
+    would copy where no secret is taken, which is an error (None: it copies none).
 
     Containers on the way to a changed value are new; the rest is shared with `tree`, which is
     returned itself when nothing needs resolving. Every error is raised at once (`gather`).
@@ -89,7 +92,9 @@ def resolve_tree(
     pending = scan(tree) if below is None else scan_below(tree, below)
     if not pending:
         return tree
-    run = Resolution(tree, resolvers or {}, default_at, describe, suggest, now, environ, hidden)
+    run = Resolution(
+        tree, resolvers or {}, default_at, describe, suggest, now, environ, hidden, copies_secret
+    )
     values = run.settle_all(pending)
     if convert is not None:
         values = [convert(value) for value in values]

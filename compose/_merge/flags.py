@@ -31,7 +31,13 @@ from compose._syntax import (
     without_negation,
 )
 from compose._tree import MAX_DEPTH, KeyPath, child, put
-from compose.errors import ArgvError, ComposeError, ConfigValidationError, UnknownKeyError
+from compose.errors import (
+    ArgvError,
+    ComposeError,
+    ConfigValidationError,
+    UnknownKeyError,
+    counted,
+)
 
 
 def key_segments(root: Shape, key: str) -> list[str]:
@@ -355,8 +361,8 @@ def ensure_lists(merger: Merger, target: Target, key: str, shown: str) -> None:
             merger.record(list_path, DEFAULT)
         if segment > len(current):
             raise ArgvError(
-                f"index {segment} is out of range: the list has {len(current)} "
-                f"element{'s' if len(current) != 1 else ''} (index {len(current)} appends one)",
+                f"index {segment} is out of range: the list has "
+                f"{counted(len(current), 'element')} (index {len(current)} appends one)",
                 key=key,
                 origin=shown,
             )

@@ -36,7 +36,7 @@ from compose._runs.view import table_lines
 from compose._syntax import SWEEP_DRY_RUN, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
-from compose.errors import ArgvError, integer_too_long, nested_too_deep, printable
+from compose.errors import ArgvError, counted, integer_too_long, nested_too_deep, printable
 
 SWEEP = "sweep"
 DRY_RUN = SWEEP_DRY_RUN
@@ -207,7 +207,9 @@ def points_table(
     lines = table_lines(rows)
     state = "dry run: records written, nothing submitted" if dry else f"executor {made.executor}"
     where = printable(_shown_dir(made.directory))
-    head = f"sweep {made.name}: {len(made.points)} points in {where} ({printable(state)})"
+    head = (
+        f"sweep {made.name}: {counted(len(made.points), 'point')} in {where} ({printable(state)})"
+    )
     return "\n".join([head, *lines, *skipped_lines(skipped)]) + "\n"
 
 

@@ -47,7 +47,7 @@ from compose._runs.jobs import (
     Job,
     State,
 )
-from compose.errors import ComposeError, printable
+from compose.errors import ComposeError, counted, printable
 
 # What an engine's cancel or time limit sends: passed on to the command, which decides how to
 # stop (a trainer may checkpoint first); its exit then says what happened.
@@ -162,7 +162,7 @@ def skipped_lines(skipped: Mapping[str, PointState]) -> list[str]:
         notes = sorted({found.note for found in skipped.values() if found.state == state} - {""})
         why = [*notes, _WHY[state]] if state in _WHY else notes
         shown = f" ({'; '.join(why)})" if why else ""
-        lines.append(f"resume: {count} point{'s' * (count != 1)} {state}{shown}: skipped")
+        lines.append(f"resume: {counted(count, 'point')} {state}{shown}: skipped")
     return lines
 
 

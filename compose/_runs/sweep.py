@@ -39,7 +39,7 @@ from compose._runs.define import (
     made,
     override,
 )
-from compose._runs.fingerprint import fingerprint
+from compose._runs.fingerprint import differing_secrets, fingerprint
 from compose._runs.masked import axes_masker, masked_definition
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
@@ -582,7 +582,7 @@ def _compose_points(
 ) -> list[Point[M]]:
     composed: list[Point[M]] = []
     failures: list[tuple[int, ComposeError]] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, Point[M]] = {}
     for index, (axes, overrides) in enumerate(jobs):
         try:
             point = _compose_point(grammar, base, index, axes, overrides, settings, knobs)
@@ -590,17 +590,8 @@ def _compose_points(
             failures.extend((index, each) for each in error.errors)
         else:
             if point.name in seen:
-                failures.append(
-                    (
-                        index,
-                        ComposeError(
-                            f"composes the same config as point {seen[point.name]}: an axis "
-                            "repeats a value, or sets what the rest of the command line "
-                            "overrides"
-                        ),
-                    )
-                )
-            seen[point.name] = index
+                failures.append((index, _same_name(point, seen[point.name])))
+            seen[point.name] = point
             composed.append(point)
         if progress is not None:
             progress("composing", index + 1, len(jobs))
@@ -608,6 +599,26 @@ def _compose_points(
         points = [axes for axes, _ in jobs]
         raise gather(_point_errors(schema, points, failures, grammar.names))
     return composed
+
+
+def _same_name(point: Point[Any], first: Point[Any]) -> ComposeError:
+    """Why `point` is refused: it has the name (the fingerprint) of point `first`, so the two
+    would share one directory. Points that differ only in a secret are told apart from points
+    that are one config: the fingerprint leaves secrets out, so that no record can give one
+    away (`compose._runs.fingerprint`), and cannot name such points apart."""
+    secrets = differing_secrets(point.config, first.config)
+    if not secrets:
+        return ComposeError(
+            f"composes the same config as point {first.index}: an axis repeats a value, or "
+            "sets what the rest of the command line overrides"
+        )
+    return ComposeError(
+        f"differs from point {first.index} only in the secret {', '.join(secrets)}: a point's "
+        "name and fingerprint leave secrets out, so that no record gives one away, and the "
+        "two would share one run directory",
+        hint="sweep each secret value in a sweep of its own (--sweep-name), or also vary a "
+        "key that is not secret",
+    )
 
 
 def _point_errors(

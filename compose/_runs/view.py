@@ -20,7 +20,7 @@ from compose._runs.jobs import JOB_FILE, LOG_FILE, UNKNOWN
 from compose._runs.records import MANIFEST_FILE, read_manifest
 from compose._runs.status import NOT_SUBMITTED, PointState, point_state
 from compose._runs.sweep import NAME_CHARS, SWEEP_FILE
-from compose.errors import ComposeError, printable
+from compose.errors import ComposeError, counted, printable
 
 _POINT_NAME = re.compile(f"[0-9a-f]{{{NAME_CHARS}}}")
 # The order states are summed up in: from not begun to done, then what needs a look
@@ -47,7 +47,7 @@ def status_text(directory: str) -> str:
     where = Path(directory)
     if (where / SWEEP_FILE).is_file():
         lines = read_manifest(where)  # each line names its point, or one error names it
-        head = f"sweep {where.resolve().name}: {len(lines)} points in {_shown(where)}"
+        head = f"sweep {where.resolve().name}: {counted(len(lines), 'point')} in {_shown(where)}"
         points = [(line, where / _point_name(line, where)) for line in lines]
     elif (where / JOB_FILE).is_file():
         head = f"point {where.resolve().name} in {_shown(where)}"

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretBytes, SecretStr
 
+from compose._schema.memo import memoize
 from compose._schema.plan import FieldPlan, is_secret, plan_of
-from compose._schema.shape import Kind, Shape
+from compose._schema.shape import Kind, Shape, shape_of
 from compose._schema.walk import walk
-from compose._syntax import NONE_TEXT, SECRET_MASK, split_dotted
+from compose._syntax import NONE_TEXT, SECRET_MASK, dotted, split_dotted
 from compose._tree import KeyPath, at_path, replaced
 from compose.errors import ComposeError
 
@@ -200,6 +201,52 @@ def holds_secrets_at(root: Shape, flag: str) -> bool:
 
 def _is_secret_shape(shape: Shape) -> bool:
     return any(member in (SecretStr, SecretBytes) for member in shape.members)
+
+
+@memoize
+def schema_holds_secrets(model: type[Any]) -> bool:
+    """Whether a config of `model` may hold a secret anywhere (`holds_secrets`, once a class)."""
+    return holds_secrets(shape_of(model))
+
+
+class SecretCopies:
+    """Which references copy a secret into a value that is not one, for one composition.
+
+    compose shows a value as a secret (masked in `show`, `explain`, errors, run records and
+    trackers, its config file made `0600`) by its field's type alone: `log.header: str` set to
+    `"Bearer ${api.key}"` would hold the key in clear, and be printed and recorded so, and the
+    app's own `print(config)` would show it too. Masking values by where they came from could
+    not reach that last one; so such a reference is refused, and the fix is the type."""
+
+    def __init__(self, root: Shape, tree: Any) -> None:
+        self.root = root
+        self.tree = tree
+        self._paths: list[tuple[str, ...]] | None = None  # found at the first reference
+
+    def copied(self, site: KeyPath, target: KeyPath) -> str | None:
+        """The dotted key of a secret that the reference at `site` to `target` puts where the
+        schema takes no secret: `target` is a secret, lies in one (a value of a
+        `dict[str, SecretStr]`) or holds one (a section copied whole). None: nothing is."""
+        if self._paths is None:  # list indices as text, as a reference may spell them
+            self._paths = [tuple(map(str, p)) for p, _ in secret_fields(self.root, self.tree)]
+        to = tuple(map(str, target))
+        for found in self._paths:
+            if found[: len(to)] == to:  # the secret is the target, or inside it
+                place = (*site, *found[len(to) :])
+                if not self._secret_at(place):
+                    return dotted(found)
+            elif to[: len(found)] == found and not self._secret_at(site):
+                return dotted(to)
+        return None
+
+    def _secret_at(self, path: tuple[str | int, ...]) -> bool:
+        """Whether the schema takes a secret at `path` (by its fields, not the tree's values)."""
+        flag = "--" + dotted(path)
+        try:
+            shape = walk(self.root, split_dotted(flag[2:]), {}, flag).shape
+        except ComposeError:  # no field of the schema: a place it takes no secret
+            return False
+        return _is_secret_shape(shape) or names_secret(self.root, flag)
 
 
 def holds_secrets(shape: Shape) -> bool:

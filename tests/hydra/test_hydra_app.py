@@ -180,6 +180,8 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
         (["-m", "--sweep.lr", "1"], "--sweep.lr: is compose's own sweep"),
         (["-cd", "nowhere"], "--config-dir = 'nowhere': is no directory"),
         (["-cn"], "-cn: expects a value"),
+        (["=mysql"], "error: =mysql: an override needs a key before '='"),
+        (["@src=mysql"], "error: @src=mysql: an override needs a key before '@'"),
     ],
 )
 def test_bad_input_is_one_error_exit_2(
@@ -199,6 +201,16 @@ def test_the_options_of_compose_s_own_nodes_are_refused(tree: str) -> None:
 def _manifest(directory: Path) -> list[dict[str, object]]:
     lines = (directory / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines]
+
+
+def test_multirun_with_nothing_swept_is_one_point(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err, _ = _run(["-m", "db=mysql", "--dry-run", "--sweep-name", "one"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == (
+        "sweep one: 1 point in runs/one (dry run: records written, nothing submitted)"
+    )
 
 
 def test_multirun_jobs_are_sweep_points_with_run_records(

@@ -7,6 +7,8 @@ that changed the choice. Bad input is one error line, exit 2."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -248,3 +250,15 @@ def test_a_directory_holding_a_colon_splits_at_the_last(
     code, out, err = run_compose(capsys, "show", "--hydra", "a:b:main")
     assert (code, err) == (0, "")
     assert out == "x = 1\n"
+
+
+@pytest.mark.parametrize("argv", [[], ["db=sqlite"]])
+def test_a_group_option_that_is_not_a_regular_file_is_named_and_refused(
+    tree: str, argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(tmp_path / "conf/db/sqlite.yaml")  # no writer: reading it would wait forever
+    (tmp_path / "conf/config.yaml").write_text("defaults:\n  - db: sqlite\n", encoding="utf-8")
+    code, out, err = run_compose(capsys, "show", "--hydra", tree, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: conf/db/sqlite.yaml: is not a regular file")
+    assert "has no options" not in err

@@ -166,7 +166,7 @@ def test_on_a_cluster_a_name_missing_here_is_only_a_warning(
     write("sweep.toml", '[sweep]\ncommand = ["trainer"]\nexecutor = "sbatch"\n')
     code, out, err = _sweep_cli(["--sweep", "@", "sweep.toml", "--sweep.lr", "0.1"], capsys)
     assert code == 0
-    assert out.startswith("sweep sweep: 1 points in runs/sweep (executor sbatch)\n")
+    assert out.startswith("sweep sweep: 1 point in runs/sweep (executor sbatch)\n")
     warning = (
         "warning: sweep.command = 'trainer': no such program on this machine's PATH; the "
         "points start only if the PATH of the sbatch executor's nodes holds it"
@@ -197,7 +197,7 @@ def test_the_none_executor_starts_nothing_so_any_command_is_a_hand_off(
     write("sweep.toml", '[sweep]\ncommand = ["kubectl-run-point"]\n')
     code, out, err = _sweep_cli(["--sweep", "@", "sweep.toml", "--sweep.lr", "0.1"], capsys)
     assert (code, err) == (0, "")
-    assert out.startswith("sweep sweep: 1 points in runs/sweep (executor none)\n")
+    assert out.startswith("sweep sweep: 1 point in runs/sweep (executor none)\n")
     assert (tmp_path / "runs" / "sweep" / "manifest.jsonl").is_file()
 
 
@@ -218,7 +218,7 @@ def test_a_program_on_path_is_started_by_its_name(
         env=env,
     )
     assert (code, err) == (0, ""), err
-    assert out.startswith("sweep sweep: 1 points in runs/sweep (executor local)\n")
+    assert out.startswith("sweep sweep: 1 point in runs/sweep (executor local)\n")
     sweep_dir = tmp_path / "runs" / "sweep"
     wait_until(lambda: _ended(sweep_dir), "the point ended")
     assert _states(sweep_dir) == {"finished"}

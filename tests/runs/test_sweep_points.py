@@ -149,6 +149,18 @@ def test_a_fingerprint_ignores_secrets_and_where_values_came_from(write: WriteFi
     assert len(fingerprint(by_file)) == 64
 
 
+def test_points_that_differ_only_in_a_secret_are_told_so_and_never_shown_it() -> None:
+    """The fingerprint leaves a secret out (no record may give it away), so two points that
+    differ only in one would share a directory: the error says that is why, not that they
+    are one config, and shows neither value."""
+    with pytest.raises(ComposeError) as caught:
+        sweep(Keyed, [], axes={"token": ["hunter2", "hunter3"]})
+    said = caught.value.format()
+    assert "differs from point 0 only in the secret token" in said
+    assert "same config" not in said
+    assert "hunter" not in said
+
+
 def test_a_point_named_in_an_error_masks_a_secret_axis() -> None:
     """`compose check` and `sweep` name a failing point by its axes: a secret's value is
     masked there, as everywhere (the points of a sweep over tokens printed each token)."""

@@ -302,3 +302,44 @@ def test_a_value_of_the_wrong_kind_where_a_secret_goes_is_shown_masked(
         parse(App, argv)
     assert "sk-live" not in str(caught.value)
     assert "**********" in str(caught.value) and "--api" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "copied"),
+    [
+        ("Bearer ${api.key}", "api.key"),  # into text
+        ("${oc.select:api.key}", "api.key"),  # by a resolver's lookup
+        ("${.key}", "api.key"),  # relative
+    ],
+)
+def test_a_secret_copied_into_a_plain_field_is_refused_never_printed(
+    write: WriteFile, tmp_path: Path, value: str, copied: str
+) -> None:
+    """`show --resolved` masks a field by its type: a secret interpolated into a `str` would be
+    printed (and recorded, and `print(config)`-ed) in clear, so the copy is an error."""
+    write("secapp.py", SCHEMA)
+    write("creds.toml", f'[api]\nkey = "sk-123"\nname = "{value}"\n')
+    argv = ["show", "--resolved", "--schema", "secapp:App", "@", "creds.toml"]
+    code, out, err = run_command([COMPOSE, *argv], cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert f"copies the secret {copied} into api.name, which is not a secret field" in err
+    assert "sk-123" not in err
+
+
+class Keys(BaseConfig):
+    api: Api = Api()
+    backup: Api = Api()
+    tokens: dict[str, SecretStr] = {}
+    plain: dict[str, str] = {}
+
+
+def test_a_secret_may_be_copied_where_a_secret_goes_and_nowhere_else() -> None:
+    config = parse(
+        Keys,
+        ["--api.key", "sk-1", "--backup", "${api}", "--tokens.a", "${api.key}"],
+    )
+    assert config.backup.key.get_secret_value() == "sk-1"  # a section copied whole
+    assert config.tokens["a"].get_secret_value() == "sk-1"
+    with pytest.raises(ComposeError, match=r"copies the secret api\.key into plain") as caught:
+        parse(Keys, ["--api.key", "sk-1", "--plain", "${api}"])
+    assert "sk-1" not in caught.value.format()

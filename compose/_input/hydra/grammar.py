@@ -173,6 +173,12 @@ def parse_override(text: str) -> Override:
     elif rest.startswith("~"):
         action, rest = "delete", rest[1:]
     key, eq, value_text = rest.partition("=")
+    if not key.partition("@")[0]:  # `=1`, `+=1`, `@pkg=x`: `_PACKAGE` takes an empty path
+        raise ArgvError(
+            f"an override needs a key before '{rest[0]}'" if rest else "an override needs a key",
+            origin=text,
+            hint="an override is KEY=VALUE, +KEY=VALUE, ++KEY=VALUE or ~KEY",
+        )
     path, package = _split_key(text, key)
     if not eq:
         if action != "delete":

@@ -16,6 +16,7 @@ import dataclasses
 import importlib.util
 import os
 import re
+import stat
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -108,6 +109,16 @@ def read_config(path: str, shown: str, text: str) -> Loaded:
     return Loaded(path, shown, data, entries, package_header(shown, text), None, text)
 
 
+def _names_a_config(path: str) -> bool:
+    """Whether `path` is a config of a directory source: anything there but a directory. A
+    FIFO, device or socket named `db/a.yaml` is one, so that reading it (`read_text`) refuses
+    it with an error naming the file and why, where skipping it said "db has no options"."""
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):  # not there (a dangling link too), or a name the OS refuses
+        return False
+
+
 @dataclasses.dataclass(frozen=True)
 class DirSource:
     root: str | None  # None: a pkg:// source whose package cannot be found
@@ -121,7 +132,7 @@ class DirSource:
         return self.root is not None and os.path.isdir(self._full(path))
 
     def is_config(self, path: str) -> bool:
-        return self.root is not None and os.path.isfile(self._full(normalise(path)))
+        return self.root is not None and _names_a_config(self._full(normalise(path)))
 
     def options(self, group: str) -> list[str]:
         if not self.is_group(group):
@@ -130,7 +141,7 @@ class DirSource:
         return [
             name[: -len(HYDRA_SUFFIX)]
             for name in os.listdir(directory)
-            if name.endswith(HYDRA_SUFFIX) and os.path.isfile(os.path.join(directory, name))
+            if name.endswith(HYDRA_SUFFIX) and _names_a_config(os.path.join(directory, name))
         ]
 
     def load(self, path: str) -> Loaded:

@@ -25,7 +25,7 @@ from ray.job_submission import JobSubmissionClient
 from compose._runs.executors.options import Kinds, Where, check_options, option_error
 from compose._runs.jobs import Job, RunsOn
 from compose._runs.status import job_command, submitting
-from compose.errors import ComposeError
+from compose.errors import ComposeError, counted
 
 DEFAULT_ADDRESS = "http://127.0.0.1:8265"
 _RESOURCES = ("entrypoint_num_cpus", "entrypoint_num_gpus", "entrypoint_memory")
@@ -64,7 +64,7 @@ class RayExecutor:
             except ComposeError as error:
                 if not ids:
                     raise
-                done = f"the {len(ids)} jobs before it were submitted: {', '.join(ids)}"
+                done = f"submitted before it ({counted(len(ids), 'job')}): {', '.join(ids)}"
                 raise error.evolve(hint=done) from None
         return ids
 
