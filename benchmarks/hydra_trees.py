@@ -205,10 +205,21 @@ def inside(directory: str) -> Iterator[None]:
         os.chdir(before)
 
 
-def single_calls(workload: dict[str, Any]) -> tuple[Callable[[], Any], Callable[[], Any], Any]:
+def hydra_compose(directory: str, name: str, overrides: list[str]) -> dict[str, Any]:
+    """Hydra's config of a tree: `compose` in `initialize_config_dir`, resolved, its `hydra`
+    node dropped (what `compose_hydra` gives)."""
     from hydra import compose, initialize_config_dir  # noqa: PLC0415  # the side venv only
     from omegaconf import OmegaConf  # noqa: PLC0415  # the side venv only
 
+    with inside(directory), initialize_config_dir(config_dir=directory, version_base="1.3"):
+        config = compose(config_name=name, overrides=overrides)
+    found = OmegaConf.to_container(config, resolve=True)
+    assert isinstance(found, dict)
+    found.pop("hydra", None)
+    return found
+
+
+def single_calls(workload: dict[str, Any]) -> tuple[Callable[[], Any], Callable[[], Any], Any]:
     import compose as ours_module  # noqa: PLC0415  # the side venv's own install
 
     directory, name, overrides = workload["dir"], workload["config_name"], workload["overrides"]
@@ -218,12 +229,7 @@ def single_calls(workload: dict[str, Any]) -> tuple[Callable[[], Any], Callable[
             return ours_module.compose_hydra(directory, name, overrides)
 
     def theirs() -> Any:
-        with inside(directory), initialize_config_dir(config_dir=directory, version_base="1.3"):
-            config = compose(config_name=name, overrides=overrides)
-        found = OmegaConf.to_container(config, resolve=True)
-        assert isinstance(found, dict)
-        found.pop("hydra", None)
-        return found
+        return hydra_compose(directory, name, overrides)
 
     return ours, theirs, lambda a, b: a == b
 

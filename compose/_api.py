@@ -737,14 +737,20 @@ def hydra_composed(
 def hydra_resolve(composed: Composed) -> None:
     """Resolve a Hydra composition's interpolations in place, as Hydra reads them: only the
     values holding `${` (a `???` nobody reads stays)."""
+    from compose._input.hydra.hydra_node import runtime  # noqa: PLC0415  # Hydra trees only
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
+    from compose._interp.resolvers import REGISTRY  # noqa: PLC0415  # see TYPE_CHECKING
 
     below = list(_interpolated(composed.tree, ()))
     if below:
+        # `${hydra:...}`: one clear refusal (not omegaconf's "HydraConfig was not set"),
+        # unless the user registered a `hydra` resolver of their own
+        own = {} if "hydra" in REGISTRY else {"hydra": runtime}
         composed.tree = resolve_tree(
             composed.tree,
             below=below,
             describe=functools.partial(_hydra_describe, composed),
+            resolvers=own,
             copies_secret=_secret_copies(composed),
         )
 

@@ -1691,7 +1691,8 @@ ENTRIES: tuple[Part | Case, ...] = (
         message=(
             "'db/../shared/mysql' (from conf/config.yaml:2): a config path is names joined by "
             "`/`, inside the config tree; `..`, `.` and an empty name would read a config "
-            "outside its group or tree"
+            "outside its group or tree (a nested entry may go up to a sibling group with its "
+            "own package: `../engine@fsdp: x`)"
         ),
         key=None,
         origin="conf/config.yaml:2",

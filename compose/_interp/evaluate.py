@@ -272,10 +272,11 @@ class Resolution:
             return (yield from self._evaluate_container(path, child))
         if not isinstance(child, str) or not needs_resolution(child):
             return child
-        site = _Site(path, child)
         if child == MANDATORY:
-            raise self._error(site, "missing mandatory value")
-        return (yield from self._need(site, child, path, child))
+            # a table copied whole (`opt: ${optimizer}`) copies its `???` too, as omegaconf
+            # does: only reading that key is an error (its own leaf is checked where it is)
+            return child
+        return (yield from self._need(_Site(path, child), child, path, child))
 
     def _element(self, site: _Site, element: Element) -> _Eval:
         if isinstance(element, Const):

@@ -199,8 +199,23 @@ def group_path(entry: Entry, place: Place) -> str:
     """The group's path from the top of the repository: relative entries are in `place.dir`."""
     relative, absolute = _relative(entry)
     if absolute or not place.dir:
-        return relative
-    return f"{place.dir}/{relative}" if relative else place.dir
+        joined = relative
+    else:
+        joined = f"{place.dir}/{relative}" if relative else place.dir
+    # `../engine@fsdp: x` in critic/dp.yaml is engine/x (as Hydra reads the file); only with
+    # an `@package`: without one the package would be the path's names, `..` among them
+    return _up(joined) if entry.package is not None and entry.kind == "group" else joined
+
+
+def _up(path: str) -> str:
+    """`critic/../engine` as `engine`; a `..` above the top is kept (the path check refuses it)."""
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == ".." and parts and parts[-1] != "..":
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
 
 
 def config_path(entry: Entry, place: Place, name: str | None = None) -> str:

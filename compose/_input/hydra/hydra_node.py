@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from compose._interp.resolvers import ResolverRefusal
 from compose._syntax import MANDATORY
 
 _LOGGING: dict[str, Any] = {
@@ -122,5 +123,38 @@ STORE_NODES: dict[str, tuple[dict[str, Any], str | None]] = {
     ),
     "_dummy_empty_config_": ({}, None),
 }
+# Hydra's groups that installed plugins add options to (hydra-colorlog's `colorlog`, the
+# submitit and joblib launchers, the optuna sweeper ...): options compose cannot see, of a
+# node every result drops, skipped where a plugin is installed
+PLUGIN_GROUPS = frozenset(
+    {"hydra/hydra_logging", "hydra/job_logging", "hydra/launcher", "hydra/sweeper"}
+)
+
+
+def plugins_installed() -> bool:
+    """Whether a Hydra plugin is installed: a package in a `hydra_plugins` folder on the
+    import path, where Hydra finds them (looked for, nothing imported). Only then can an
+    option compose does not know be a plugin's."""
+    import sys  # noqa: PLC0415  # an error path only
+    from pathlib import Path  # noqa: PLC0415  # an error path only
+
+    for entry in sys.path:
+        folder = Path(entry or ".") / "hydra_plugins"
+        if folder.is_dir() and any(not p.name.startswith((".", "_")) for p in folder.iterdir()):
+            return True
+    return False
+
+
 EMPTY_PRIMARY = "_dummy_empty_config_"  # the primary when there is none (config_name=None)
 HYDRA_CONFIG_PATH = "hydra/config"
+
+
+def runtime(*args: Any) -> Any:
+    """`${hydra:runtime.output_dir}`: Hydra's own node as a running app has it (its run
+    directory, made from the clock; its job's name): a composition outside a run has none."""
+    raise ResolverRefusal(
+        "resolver hydra reads the config of a running Hydra app (its output directory, "
+        "working directory, job), which compose_hydra composes without",
+        "set this key on the command line (KEY=VALUE), or register a `hydra` resolver "
+        "with compose.register_resolver",
+    )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from compose._input.hydra import hydra_node
 from compose._input.hydra.entries import (
     TOP,
     Choice,
@@ -38,7 +39,14 @@ from compose._input.hydra.grammar import Override, parse_element
 from compose._input.hydra.hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
 from compose._input.hydra.repository import MAX_CONFIGS, Loaded, Repository
 from compose._interp.resolve import resolve_tree
-from compose._syntax import HYDRA_DEFAULTS, HYDRA_OVERRIDE, INTERPOLATION, MANDATORY, SELF
+from compose._syntax import (
+    HYDRA_DEFAULTS,
+    HYDRA_GROUP,
+    HYDRA_OVERRIDE,
+    INTERPOLATION,
+    MANDATORY,
+    SELF,
+)
 from compose._tree import MAX_DEPTH
 from compose.errors import ArgvError, ComposeError, SourceError, closest, gather
 
@@ -309,7 +317,11 @@ def expand(exp: Expansion, node: Node, root: bool, interpolated: bool) -> list[L
             "a config path is names joined by `/`, inside the config tree",
             value=node.path,
             origin=None if node.primary else str(node.forced_by or chain_text(node.chain)),
-            hint="`..`, `.` and an empty name would read a config outside its group or tree",
+            hint=(
+                "`..`, `.` and an empty name would read a config outside its group or tree "
+                "(a nested entry may go up to a sibling group with its own package: "
+                "`../engine@fsdp: x`)"
+            ),
         )
     exp.expanded += 1
     if exp.expanded > MAX_CONFIGS:
@@ -353,6 +365,7 @@ def _visit(exp: Expansion, node: Node) -> tuple[Node, Loaded | None]:
         found = exp.repo.load(node.path)
         if found is not None:
             node = dataclasses.replace(node, header=found.header)
+            _legacy_header(exp, found)
     if node.is_group and node.key in exp.deletions:
         deletion = exp.deletions[node.key]
         if deletion.name is None or deletion.name == node.entry.name:
@@ -367,9 +380,36 @@ def _visit(exp: Expansion, node: Node) -> tuple[Node, Loaded | None]:
             return node, None
         raise _missing(exp, node)
     loaded = exp.repo.load(node.path)
-    if loaded is None and not node.entry.optional:
+    if loaded is None and _plugin_option(node):
+        exp.warnings.append(
+            f"{node.path} (from {node.forced_by or chain_text(node.chain)}) is no config of "
+            "Hydra's or the tree's, an installed plugin's maybe: skipped, as the hydra node is "
+            "not part of the result"
+        )
+    elif loaded is None and not node.entry.optional:
         raise _not_found(exp, node)
     return node, loaded
+
+
+def _plugin_option(node: Node) -> bool:
+    """An option of Hydra's plugin groups where a plugin is installed: maybe the plugin's."""
+    return (
+        node.is_group and node.group in hydra_node.PLUGIN_GROUPS and hydra_node.plugins_installed()
+    )
+
+
+def _legacy_header(exp: Expansion, loaded: Loaded) -> None:
+    """`# @package _group_` meant the group's path up to Hydra 1.1; from 1.2 on it is a key
+    named `_group_`, which a tree written for 1.1 never means: said once per file."""
+    header = loaded.header
+    if header is None or HYDRA_GROUP not in header.split("."):
+        return
+    text = (
+        f"{loaded.shown}: `# @package {header}` puts its keys under a key named {HYDRA_GROUP} "
+        "(Hydra 1.2 and later); Hydra 1.1 read it as the group's path: name the package"
+    )
+    if text not in exp.warnings:
+        exp.warnings.append(text)
 
 
 def _children(
