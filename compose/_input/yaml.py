@@ -249,7 +249,10 @@ def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> A
         for key, value in node.value:
             if type(key) is not ScalarNode or key.tag != _STR or key.value in table:
                 raise _NotPlain
-            table[key.value] = _plain(loader, value, depth + 1, seen)
+            if type(value) is ScalarNode and value.tag == _STR:
+                table[key.value] = value.value  # text, the commonest value: taken here
+            else:
+                table[key.value] = _plain(loader, value, depth + 1, seen)
         return table
     if kind is SequenceNode and tag == _SEQ:
         return [_plain(loader, item, depth + 1, seen) for item in node.value]

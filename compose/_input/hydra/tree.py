@@ -370,7 +370,7 @@ def _visit(exp: Expansion, node: Node) -> tuple[Node, Loaded | None]:
     records, `null`, `???`, its file. None: the node adds nothing to the tree."""
     if not node.entry.is_missing:
         found = exp.repo.load(node.path)
-        if found is not None:
+        if found is not None and found.header != node.header:  # else the same node, kept
             node = dataclasses.replace(node, header=found.header)
     if node.is_group and node.key in exp.deletions:
         deletion = exp.deletions[node.key]
