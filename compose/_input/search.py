@@ -123,7 +123,9 @@ def shown_path(path: str) -> str:
         if cwd != os.sep and path.startswith(cwd + os.sep):
             inside = path[len(cwd) + 1 :]
             return path if inside.startswith(os.pardir) else inside
-    relative = os.path.relpath(path)
+        relative = os.path.relpath(path, cwd)  # the directory asked once, not again inside
+    else:
+        relative = os.path.relpath(path)
     return path if relative.startswith(os.pardir) else relative
 
 
