@@ -59,7 +59,11 @@ SHORTCUTS_BY_NAME = {
     # one module holds both: turning either off turns off the other
     "native-toml": "compose._toml",
     "toml-depth-count": "compose._toml",
+    # one module holds these three: turning one off turns off the others
     "libyaml": "compose._input.yaml",
+    "plain-yaml": "compose._input.yaml",
+    "yaml-resolve": "compose._input.yaml",
+    "relative-path": "compose._input.search",
     "plain-merge": "compose._merge.tables",
     "kept-walks": "compose._schema.walk",
     # one module holds both: turning either off turns off the other
@@ -68,6 +72,9 @@ SHORTCUTS_BY_NAME = {
     "prepare-fields": "compose._schema.prepare",
     "rename-fields": "compose._merge.renames",
     "interpolated-defaults": "compose._merge.defaults",
+    # one module holds both: turning either off turns off the other
+    "untyped-annotation": "compose._merge.typed",
+    "untyped-merge": "compose._merge.typed",
     "docstring-index": "compose._schema.docindex",
     "bare-help": "compose._cli.entry",
 }

@@ -741,7 +741,7 @@ def hydra_resolve(composed: Composed) -> None:
     from compose._interp.resolve import resolve_tree  # noqa: PLC0415  # see TYPE_CHECKING
     from compose._interp.resolvers import REGISTRY  # noqa: PLC0415  # see TYPE_CHECKING
 
-    below = list(_interpolated(composed.tree, ()))
+    below = _interpolated(composed.tree)
     if below:
         # `${hydra:...}`: one clear refusal (not omegaconf's "HydraConfig was not set"),
         # unless the user registered a `hydra` resolver of their own
@@ -762,19 +762,24 @@ def _hydra_describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]
     return dotted(path), composed.origins.describe(path)
 
 
-def _interpolated(value: Any, path: KeyPath) -> Iterator[KeyPath]:
-    """The paths of values holding `${`: only those are resolved (a `???` nobody reads stays,
-    as Hydra leaves it)."""
+def _interpolated(tree: dict[str, Any]) -> list[KeyPath]:
+    """The paths of values holding `${`, in the tree's order: only those are resolved (a `???`
+    nobody reads stays, as Hydra leaves it)."""
     from compose._syntax import INTERPOLATION  # noqa: PLC0415  # Hydra trees only
 
-    if isinstance(value, dict):
-        for key, below in value.items():
-            yield from _interpolated(below, (*path, key))
-    elif isinstance(value, list):
-        for index, below in enumerate(value):
-            yield from _interpolated(below, (*path, index))
-    elif isinstance(value, str) and INTERPOLATION in value:
-        yield path
+    found: list[KeyPath] = []
+
+    def walk(value: Any, path: KeyPath) -> None:  # a plain recursion: every value is looked at
+        pairs = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, below in pairs:
+            if isinstance(below, str):
+                if INTERPOLATION in below:
+                    found.append((*path, key))
+            elif isinstance(below, (dict, list)):
+                walk(below, (*path, key))
+
+    walk(tree, ())
+    return found
 
 
 class HydraCall:

@@ -17,6 +17,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from compose._shortcuts import SHORTCUTS
 from compose.errors import SourceError, closest
 
 SUFFIXES = (".toml", ".json", ".yaml", ".yml")
@@ -117,7 +118,14 @@ def shown_path(path: str) -> str:
     path = os.path.normpath(path)
     if not os.path.isabs(path):
         return path
-    relative = os.path.relpath(path)
+    if SHORTCUTS:  # what `relpath` gives a path below the working directory, without its walk
+        cwd = os.getcwd()
+        if cwd != os.sep and path.startswith(cwd + os.sep):
+            inside = path[len(cwd) + 1 :]
+            return path if inside.startswith(os.pardir) else inside
+        relative = os.path.relpath(path, cwd)  # the directory asked once, not again inside
+    else:
+        relative = os.path.relpath(path)
     return path if relative.startswith(os.pardir) else relative
 
 

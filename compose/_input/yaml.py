@@ -222,6 +222,7 @@ class _NotPlain(Exception):
 
 _STR, _NULL, _MAP, _SEQ = (f"{_TAG}{name}" for name in ("str", "null", "map", "seq"))
 _SCALARS = frozenset(f"{_TAG}{name}" for name in ("bool", "int", "float"))
+_INT = f"{_TAG}int"
 
 
 def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> Any:
@@ -235,6 +236,8 @@ def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> A
             return node.value
         if tag == _NULL:
             return None
+        if tag == _INT and node.value.isdigit() and node.value[0] != "0":
+            return int(node.value)  # the constructor's answer for plain digits, without its steps
         if tag in _SCALARS:
             return loader.yaml_constructors[tag](loader, node)
         raise _NotPlain
@@ -246,7 +249,10 @@ def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> A
         for key, value in node.value:
             if type(key) is not ScalarNode or key.tag != _STR or key.value in table:
                 raise _NotPlain
-            table[key.value] = _plain(loader, value, depth + 1, seen)
+            if type(value) is ScalarNode and value.tag == _STR:
+                table[key.value] = value.value  # text, the commonest value: taken here
+            else:
+                table[key.value] = _plain(loader, value, depth + 1, seen)
         return table
     if kind is SequenceNode and tag == _SEQ:
         return [_plain(loader, item, depth + 1, seen) for item in node.value]
@@ -328,6 +334,39 @@ _OMEGACONF_FLOAT = re.compile(
 )
 
 
+_Resolvers = tuple[re.Pattern[str] | None, tuple[str, ...]]
+
+
+def _resolvers_by_first(
+    loader: type[yaml.resolver.BaseResolver],
+) -> tuple[dict[str, _Resolvers], _Resolvers]:
+    """A loader's implicit resolvers as `BaseResolver.resolve` tries them, each list one regex:
+    for each first character (`""` for the empty text) its own resolvers, then the wildcard
+    ones, as alternatives in that order, each in its own group (the first that matches the
+    whole text wins, as in the loop over them), with the tags by group; and the wildcard ones
+    alone, for a first character none names. Path resolvers would change the answer: none is
+    declared by PyYAML's safe loader or here."""
+    assert not loader.yaml_path_resolvers
+    table = loader.yaml_implicit_resolvers
+    wildcard = list(table.get(None, ()))
+    by_first = {
+        first: _joined([*found, *wildcard]) for first, found in table.items() if first is not None
+    }
+    return by_first, _joined(wildcard)
+
+
+def _joined(resolvers: list[tuple[str, re.Pattern[str]]]) -> _Resolvers:
+    if not resolvers:
+        return None, ()
+    parts, tags = [], [""]  # tags[n]: the tag of the resolver whose outer group is n
+    for tag, pattern in resolvers:
+        assert not pattern.flags & ~(re.X | re.U)  # flags a scoped group can carry
+        scoped = f"(?x:{pattern.pattern})" if pattern.flags & re.X else pattern.pattern
+        parts.append(f"({scoped})")
+        tags += [tag] * (1 + pattern.groups)  # its groups inside count after its outer one
+    return re.compile("|".join(parts)), tuple(tags)
+
+
 class _HydraLoader(_Loader):
     """The reference loader of Hydra config files."""
 
@@ -337,6 +376,26 @@ if _FastLoader is not None:
 
     class _CHydraLoader(_CLoader):
         """libyaml's parser for Hydra config files (the shortcut, as `_CLoader`)."""
+
+        by_first: dict[str, _Resolvers]
+        wildcard: _Resolvers
+
+        def resolve(self, kind: type[Node], value: Any, implicit: Any) -> Any:
+            # libyaml's composer asks this of every node. A plain scalar is matched against
+            # the resolvers of its first character and the wildcard ones joined in one regex
+            # (`BaseResolver.resolve` matches each in turn: a number tried four); a scalar no
+            # resolver takes, or a quoted one, is text, a table a map, a list a seq: the
+            # resolver's own defaults, given no path resolvers (`_resolvers_by_first`).
+            if not SHORTCUTS:
+                return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+            if kind is ScalarNode:
+                if implicit[0]:
+                    pattern, tags = self.by_first.get(value[:1], self.wildcard)
+                    found = pattern.match(value) if pattern is not None else None
+                    if found is not None:
+                        return tags[found.lastindex]  # type: ignore[index]
+                return _STR
+            return _SEQ if kind is SequenceNode else _MAP
 
     _FastHydraLoader = _CHydraLoader  # type: ignore[assignment]
 
@@ -348,6 +407,8 @@ for _class in (_HydraLoader, _FastHydraLoader):
         first: [(tag, rx) for tag, rx in resolvers if tag != f"{_TAG}timestamp"]
         for first, resolvers in _class.yaml_implicit_resolvers.items()
     }
+if _FastHydraLoader is not None:
+    _CHydraLoader.by_first, _CHydraLoader.wildcard = _resolvers_by_first(_CHydraLoader)
 
 
 def parse_hydra(shown: str, text: str, lines: dict[KeyPath, int] | None = None) -> Any:

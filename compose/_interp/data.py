@@ -107,6 +107,8 @@ def scan_below(tree: dict[str, Any], roots: Collection[KeyPath]) -> list[tuple[K
     """`scan`, limited to the values at and below `roots` (paths the tree need not hold), in
     the same document order: the walk goes only through the containers leading to a root (it
     recurses as deep as the longest root, which key paths' own limit bounds)."""
+    if not isinstance(roots, (set, frozenset)):
+        roots = set(roots)  # asked of every key on the way: a list would be searched each time
     if () in roots:
         return scan(tree)
     ways = {root[:depth] for root in roots for depth in range(1, len(root))}

@@ -244,6 +244,9 @@ class TypedTree:
         free: bool = False,
     ) -> None:
         """`free`: a `+`/`++` override, which may add keys that struct mode or a type closes."""
+        if SHORTCUTS and model is None and not self.types and not self.struct:
+            _merge_untyped(dest, path, src)  # nothing typed, nothing closed: compose's merge
+            return
         if model is not None:
             self._type_node(path, model)
         for key, value in src.items():
@@ -291,6 +294,32 @@ class TypedTree:
     def forget_types(self, path: KeyPath) -> None:
         for typed in [p for p in self.types if p[: len(path)] == path]:
             del self.types[typed]
+
+
+def _merge_untyped(dest: dict[Any, Any], path: KeyPath, src: dict[Any, Any]) -> None:
+    """`merge_table` where no table of the tree is typed (no store model) and struct mode is
+    off, so that every key is declared, every annotation is None and there are no types to
+    forget: the same merge without those questions, and a key's path made only for a table
+    below it or an error. A list of scalars is copied as `copy.deepcopy` copies it."""
+    for key, value in src.items():
+        current = dest.get(key, _ABSENT)
+        if isinstance(value, dict):
+            if isinstance(current, list):
+                raise _kinds("a table cannot merge into a list", (*path, key))
+            if not isinstance(current, dict):
+                current = dest[key] = {}
+            _merge_untyped(current, (*path, key), value)
+        elif value == MANDATORY and current is not _ABSENT:
+            continue  # `???` never replaces a value
+        elif type(value) in _ATOMIC:
+            dest[key] = value
+        elif isinstance(value, list):
+            if isinstance(current, dict):
+                raise _kinds("a list cannot merge into a table", (*path, key))
+            atomic = all(type(item) in _ATOMIC for item in value)
+            dest[key] = list(value) if atomic else copy.deepcopy(value)
+        else:
+            dest[key] = copy.deepcopy(value)
 
 
 def leaf_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:

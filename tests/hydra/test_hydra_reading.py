@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from compose import ComposeError
 from compose._input import yaml as reader
@@ -90,3 +91,91 @@ def test_a_plain_document_is_built_without_the_constructor(
 
     monkeypatch.setattr(reader._FastHydraLoader, "construct_document", refuse)
     assert read(DOCUMENTS["nested"], True, monkeypatch)[0]["x"]["w"] == []
+
+
+WORDS = (
+    "",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "nULL",
+    "yes",
+    "Yes",
+    "YES",
+    "yEs",
+    "y",
+    "n",
+    "on",
+    "Off",
+    "oN",
+    "true",
+    "FALSE",
+    ".inf",
+    "-.Inf",
+    "+.INF",
+    ".nan",
+    ".NaN",
+    "1_000",
+    "0o17",
+    "017",
+    "08",
+    "0x1F",
+    "-0b101",
+    "1:30",
+    "190:20:30.15",
+    "1e3",
+    "1e-3",
+    "1.5e+3",
+    "1_0.5",
+    "._5",
+    ".5",
+    "5.",
+    "-",
+    "+",
+    ".",
+    "<<",
+    "=",
+    "2020-01-01",
+    "2001-12-14t21:59:43.10-05:00",
+    "!x",
+    "&a",
+    "*a",
+    "text",
+    "1 2",
+    "0.1.2",
+    "1__0",
+    "-0",
+    "+12",
+    "0b",
+    "0x",
+    "1e",
+    "e3",
+)
+
+
+def _scalar_texts() -> list[str]:
+    """Every text up to three characters long over the characters that YAML's resolvers
+    look at, and the odd cases by name."""
+    alphabet = "019_.:+-eExXbBoOinfaNyY~ "
+    texts = [*WORDS, *alphabet]
+    texts += [a + b for a in alphabet for b in alphabet]
+    texts += [a + b + c for a in alphabet for b in alphabet for c in "05_.:eE-n"]
+    return texts
+
+
+@pytest.mark.skipif(reader._FastHydraLoader is None, reason="PyYAML without libyaml")
+def test_a_scalar_is_typed_as_pyyaml_types_it() -> None:
+    """The libyaml loader's one-regex resolver gives the tag PyYAML's resolver loop gives, for
+    plain scalars and quoted ones, with the Hydra loader's resolvers (YAML 1.1's, OmegaConf's
+    floats, no timestamps)."""
+    loader: Any = reader._FastHydraLoader("")  # type: ignore[misc]
+    reference: Any = yaml.resolver.BaseResolver.resolve
+    node = yaml.nodes.ScalarNode
+    for text in _scalar_texts():
+        for implicit in ((True, False), (False, True)):
+            expected = reference(loader, node, text, implicit)
+            assert loader.resolve(node, text, implicit) == expected, (text, implicit)
+    for kind in (yaml.nodes.MappingNode, yaml.nodes.SequenceNode):
+        assert loader.resolve(kind, None, True) == reference(loader, kind, None, True)
+    loader.dispose()

@@ -266,7 +266,10 @@ class Repository:
         self._cache: dict[str, Loaded | None] = {}
 
     def _first(self, path: str) -> Source | None:
-        return next((s for s in self.sources if s.is_config(path)), None)
+        for source in self.sources:
+            if source.is_config(path):
+                return source
+        return None
 
     def config_exists(self, path: str) -> bool:
         return self._first(path) is not None

@@ -21,6 +21,7 @@ The leaves come out in merge order (`_self_` where it stands, else last).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from compose._input.hydra import hydra_node
@@ -64,6 +65,20 @@ class Leaf:
     forced_by: Where | None = None  # the override (`db=x`, `override /db: x`) that chose it
 
 
+class _once:  # a decorator, named as `property` is
+    """`functools.cached_property` without its lock (Python 3.11 takes one at every first
+    read, which cost more than the work; a composition runs on one thread): the value is
+    worked out at the first read and kept in the instance, which a frozen dataclass allows."""
+
+    def __init__(self, work: Callable[[Any], str]) -> None:
+        self.work, self.name = work, work.__name__
+
+    def __get__(self, instance: Any, owner: type | None = None) -> str:
+        value = self.work(instance)
+        instance.__dict__[self.name] = value  # read from there from now on: no __set__ here
+        return value
+
+
 @dataclasses.dataclass(frozen=True)
 class Node:
     """An entry where it stands in the tree, with what was learnt of it on the way."""
@@ -75,19 +90,23 @@ class Node:
     header: str | None = None
     forced_by: Where | None = None  # what forced the group's choice, if anything did
 
-    @property
+    # Each is asked many times of one node as the tree expands: worked out once per node
+    # (a node is never changed; `dataclasses.replace` makes a new one, which works them out
+    # again from its own fields).
+
+    @_once
     def path(self) -> str:
         return config_path(self.entry, self.place)
 
-    @property
+    @_once
     def group(self) -> str:
         return group_path(self.entry, self.place)
 
-    @property
+    @_once
     def package(self) -> str:
         return final_package(self.entry, self.place, self.header)
 
-    @property
+    @_once
     def key(self) -> str:
         return override_key(self.entry, self.place)
 
@@ -363,7 +382,7 @@ def _visit(exp: Expansion, node: Node) -> tuple[Node, Loaded | None]:
     records, `null`, `???`, its file. None: the node adds nothing to the tree."""
     if not node.entry.is_missing:
         found = exp.repo.load(node.path)
-        if found is not None:
+        if found is not None and found.header != node.header:  # else the same node, kept
             node = dataclasses.replace(node, header=found.header)
             _legacy_header(exp, found)
     if node.is_group and node.key in exp.deletions:
