@@ -874,6 +874,16 @@ class HydraCall:
         return _hydra_finish(composed, schema)
 
 
+def chosen_groups(prepared: Any) -> frozenset[str]:
+    """The keys of a prepared call's overrides that choose a group's option (`db=postgresql`):
+    their values are names of configs, which a record keeps as they are (never masked)."""
+    return frozenset(
+        ov.key_element
+        for ov in prepared.overrides
+        if not ov.is_hydra and prepared.repo.group_exists(ov.key)
+    )
+
+
 class HydraMultirun:
     """Hydra's multirun of a `HydraCall`: the master prepared once (the tree read, the sweeps
     parsed), Hydra's own settings (`hydra.*` overrides, given to every job) and the job list

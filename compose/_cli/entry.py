@@ -304,7 +304,8 @@ def _parse(
     `hydra` (`cli(hydra=)`, and the app's file), Hydra's command line, unless it starts with
     `@` (compose's own: a sweep point's job, its recorded config)."""
     if hydra is not None and args[:1] != ["@"]:
-        from compose._cli.hydra_app import app_tree, parse_hydra  # noqa: PLC0415  # Hydra apps only
+        from compose._cli.hydra_app import parse_hydra  # noqa: PLC0415  # Hydra apps only
+        from compose._runs.hydra_line import app_tree  # noqa: PLC0415  # Hydra apps only
 
         spec, app_file = hydra
         tree = app_tree(spec, app_file)

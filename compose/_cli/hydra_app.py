@@ -19,137 +19,20 @@ does their work (`compose show --hydra`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel
 
 from compose._api import HydraCall, check_keys, finished, hydra_composed
-from compose._input.hydra.prepare import config_spec
 from compose._input.options import Options
-from compose._syntax import (
-    FROM_RUN_FLAG,
-    HELP_FLAGS,
-    SWEEP_CONTROLS,
-    SWEEP_DRY_RUN,
-    SWEEP_FLAG,
-    flag_name,
-)
+from compose._runs.hydra_line import HydraLine, line_call, read_line
+from compose._syntax import FROM_RUN_FLAG, snake_case
 from compose.errors import ArgvError, ComposeError, HelpRequested
 
 M = TypeVar("M", bound=BaseModel)
 # Runs a sweep, told of its progress, to its end: how `cli` ends in sweep mode
 SweepMode = Callable[[Callable[[Any], str]], NoReturn]
-
-MULTIRUN_FLAGS = ("-m", "--multirun")
-# Hydra's flags that name the tree, each a long and a short spelling, and what it sets
-TREE_FLAGS = {
-    "--config-path": "path",
-    "-cp": "path",
-    "--config-name": "name",
-    "-cn": "name",
-    "--config-dir": "dirs",
-    "-cd": "dirs",
-}
-_VALUED_CONTROLS = frozenset(SWEEP_CONTROLS) - {"--sweep-resume"}  # each takes one value
-# Hydra's own flags that compose does not take, and what does their work here
-_INSTEAD = {
-    "--cfg": "compose show --hydra DIR:NAME OVERRIDES... prints the config",
-    "-c": "compose show --hydra DIR:NAME OVERRIDES... prints the config",
-    "--info": "compose show --hydra DIR:NAME --defaults OVERRIDES... lists the defaults",
-    "-i": "compose show --hydra DIR:NAME --defaults OVERRIDES... lists the defaults",
-    "--resolve": "compose show --resolved --hydra DIR:NAME OVERRIDES...",
-}
-
-
-@dataclass
-class HydraLine:
-    """A Hydra command line, parted: the overrides, the tree's flags, multirun, help, and
-    compose's sweep controls (for multirun), as typed."""
-
-    overrides: list[str] = field(default_factory=list)
-    path: str | None = None  # --config-path, as given
-    name: str | None = None  # --config-name
-    dirs: list[str] = field(default_factory=list)  # --config-dir, each
-    multirun: bool = False
-    help: bool = False
-    controls: list[str] = field(default_factory=list)  # `--sweep-dir runs`, `--dry-run`
-    from_run: str | None = None  # --from-run DIR
-
-
-def read_line(tokens: list[str]) -> HydraLine:
-    """Hydra's command line: each flag with its value (`-cp DIR` or `--config-path=DIR`),
-    every other token an override; a flag compose does not take is an error naming it."""
-    line = HydraLine()
-    pos = 0
-    while pos < len(tokens):
-        token = tokens[pos]
-        name, eq, value = token.partition("=")
-        if token in MULTIRUN_FLAGS:
-            line.multirun = True
-        elif token in HELP_FLAGS:
-            line.help = True
-        elif name in TREE_FLAGS or name in _VALUED_CONTROLS or name == FROM_RUN_FLAG:
-            if not eq:
-                pos += 1
-                if pos >= len(tokens):
-                    raise ArgvError("expects a value", key=name)
-                value = tokens[pos]
-            if name in _VALUED_CONTROLS:
-                line.controls += [name, value]
-            elif name == FROM_RUN_FLAG:
-                if line.from_run is not None:
-                    raise ArgvError(
-                        "is given twice: rerun one run at a time", key=name, value=value
-                    )
-                line.from_run = value
-            elif TREE_FLAGS[name] == "dirs":
-                line.dirs.append(value)
-            else:
-                setattr(line, TREE_FLAGS[name], value)
-        elif token in ("--sweep-resume", SWEEP_DRY_RUN):
-            line.controls.append(token)
-        elif token.startswith("-"):
-            raise _not_taken(flag_name(token) if token.startswith("--") else name)
-        else:
-            line.overrides.append(token)
-        pos += 1
-    if line.controls and not line.multirun:
-        raise ArgvError(
-            "steers a multirun's sweep: it needs -m", key=line.controls[0], hint="add -m"
-        )
-    return line
-
-
-def _not_taken(flag: str) -> ArgvError:
-    if flag == SWEEP_FLAG or flag.startswith(SWEEP_FLAG + "."):
-        return ArgvError(
-            "is compose's own sweep: with Hydra's command line, -m sweeps its overrides "
-            "(db=a,b lr=range(3))",
-            key=flag,
-        )
-    instead = _INSTEAD.get(flag)
-    return ArgvError(
-        "is not a flag this app takes (it reads Hydra's overrides: KEY=VALUE, GROUP=OPTION, "
-        "+KEY=VALUE, ~KEY)",
-        key=flag,
-        hint=instead or "see --help",
-    )
-
-
-def app_tree(spec: str, app_file: str | None) -> tuple[str, str]:
-    """`cli(hydra="DIR:NAME")`'s directory (relative to the app's file, as Hydra reads
-    `config_path`; to the working directory for an app with no file) and config name."""
-    directory, name = config_spec(spec, "hydra=")
-    return _beside(directory, app_file), name
-
-
-def _beside(directory: str, app_file: str | None) -> str:
-    if os.path.isabs(directory) or app_file is None:
-        return directory
-    return os.path.join(os.path.dirname(os.path.abspath(app_file)), directory)
 
 
 def parse_hydra(
@@ -167,14 +50,7 @@ def parse_hydra(
     line = read_line(tokens)
     if line.from_run is not None:
         return _from_run(schema, line, prog, knobs)
-    directory, name = tree
-    if line.path is not None:
-        directory = _beside(line.path, app_file)
-    for given in line.dirs:
-        if not os.path.isdir(given):
-            raise ArgvError("is no directory", key="--config-dir", value=given)
-    dirs = [os.path.abspath(given) for given in line.dirs]
-    call = HydraCall(directory, line.name or name, line.overrides, dirs)
+    call = line_call(line, tree, app_file)
     if line.help:
         raise _help(schema, call, prog)
     if line.multirun:
@@ -235,9 +111,13 @@ def _help(schema: type[BaseModel], call: HydraCall, prog: str) -> HelpRequested:
         composed, problem = None, error.format()
     screen = help_screen(schema, prog, "", composed, problem)
     sections = screen.sections[:-1]  # the schema's; then Hydra's line, not compose's
-    for section in sections:
-        for entry in section.entries:  # keys as Hydra's overrides name them: db.port=VALUE
-            entry.flag = entry.flag.removeprefix("--")
+    for section in sections:  # keys as Hydra's overrides name them, the fields' own
+        # names (trainer.batch_size=VALUE), not compose's flags (--trainer.batch-size)
+        name = section.flag.removeprefix("--")
+        if section.title.startswith(name):
+            section.title = snake_case(name) + section.title[len(name) :]
+        for entry in section.entries:
+            entry.flag = snake_case(entry.flag.removeprefix("--"))
     screen.sections = [*sections, hydra_section()]
     screen.usage_parts = HYDRA_USAGE_PARTS
     screen.footer = ""

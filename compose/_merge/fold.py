@@ -143,7 +143,7 @@ def _compose(
             from compose._merge.hydra_values import apply_overrides  # noqa: PLC0415  # Hydra only
 
             assert composed.typed is not None
-            apply_overrides(composed.typed, item.overrides, merger.record)  # type: ignore[arg-type]
+            apply_overrides(composed.typed, item.overrides, merger.record, root)  # type: ignore[arg-type]
     if values:
         env_errors += apply_values(merger, values, composed)
     composed.pending = env_errors

@@ -22,7 +22,9 @@ from compose._input.hydra import hydra_node
 from compose._input.hydra.grammar import Override
 from compose._input.origins import FlagSource, Origin
 from compose._merge.typed import TypedTree, convert, leaf_paths, no_such_key
-from compose._syntax import HYDRA_NODE, MANDATORY, dotted
+from compose._schema.secrets import holds_secrets_at
+from compose._schema.shape import Shape
+from compose._syntax import HYDRA_NODE, MANDATORY, SECRET_MASK, dotted
 from compose._tree import KeyPath
 from compose.errors import ArgvError, ComposeError, UnknownKeyError, gather
 
@@ -30,27 +32,47 @@ _ABSENT: Any = object()
 
 
 def apply_overrides(
-    tree: TypedTree, overrides: tuple[Override, ...], record: Callable[[KeyPath, Origin], None]
+    tree: TypedTree,
+    overrides: tuple[Override, ...],
+    record: Callable[[KeyPath, Origin, object], None],
+    root: Shape,
 ) -> None:
     """Every value override, in order, each `record`ed as the origin of the values it sets
-    (when the fold records); all their problems at once."""
+    (when the fold records: `record(path, origin, old)`, `old` the value it replaced there);
+    all their problems at once. `root`: the schema's shape, which says whose values are
+    secrets."""
     tree.struct = True
     problems: list[ComposeError] = []
     for ov in overrides:
+        shown = _shown(ov, root)
         try:
-            target = _apply(tree, ov)
+            before = select(tree.data, ov.key.split("."))
+            target = _apply(tree, ov, shown)
             if target is not None:
+                origin = FlagSource(shown)
+                if not isinstance(before, dict):  # replaced, not merged into: a table given
+                    record(target, origin, before)  # to a value's key is that value's origin
                 for path in leaf_paths(ov.plain(), target):
-                    record(path, FlagSource(ov.text))
+                    record(path, origin, None)
         except ComposeError as error:
-            problems.extend(e.evolve(origin=ov.text) for e in error.errors)
+            problems.extend(e.evolve(origin=shown) for e in error.errors)
     if problems:
         raise gather(problems)
     _check_hydra_node(tree.data)
 
 
-def _apply(tree: TypedTree, ov: Override) -> KeyPath | None:
-    """Apply one override; the path it set (None: a deletion)."""
+def _shown(ov: Override, root: Shape) -> str:
+    """The override as its values' origin names it: as typed, but with the value masked where
+    the key is a secret's or holds one (`db.password=**********`): show --origins, explain and
+    errors print the origin, and no secret is printed."""
+    if ov.has_value and holds_secrets_at(root, ov.key):
+        return f"{ov.text.partition('=')[0]}={SECRET_MASK}"
+    return ov.text
+
+
+def _apply(tree: TypedTree, ov: Override, shown: str) -> KeyPath | None:
+    """Apply one override; the path it set (None: a deletion). `shown`: the override as
+    hints may repeat it (`_shown`)."""
     if ov.package is not None:
         raise ArgvError(f"{ov.key} is no config group: `@{ov.package}` means nothing here")
     segments = ov.key.split(".")
@@ -63,12 +85,12 @@ def _apply(tree: TypedTree, ov: Override) -> KeyPath | None:
         raise ArgvError(
             "the key is set already: `+` adds a new key",
             key=ov.key,
-            hint=f"{ov.text[1:]} sets it; +{ov.text} sets or adds it",
+            hint=f"{shown[1:]} sets it; +{shown} sets or adds it",
         )
     try:
         return update(tree, segments, value, free=ov.action != "set")
     except UnknownKeyError as error:
-        adds = f"+{ov.text} adds it"
+        adds = f"+{shown} adds it"
         raise error.evolve(hint=f"{error.hint} {adds}" if error.hint else adds) from None
 
 

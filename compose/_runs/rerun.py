@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -455,28 +456,45 @@ def _names_directory(
 
 
 def describe_run(
-    config: BaseModel, argv: Sequence[str], prog: str, knobs: Options, directory: Path
+    config: BaseModel,
+    argv: Sequence[str],
+    prog: str,
+    knobs: Options,
+    directory: Path,
+    *,
+    hydra: tuple[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """run.json for a single run in `directory`: `config`, as composed from `argv` (whose
     `--from-run` is taken as it was when the run was made) with `knobs`, at their instant `now`
-    if known."""
+    if known. `hydra`: a Hydra app's (`cli(hydra=)`'s spec and the app's file), whose `argv`
+    is Hydra's command line: the record names the tree its overrides compose."""
     cwd = os.getcwd()
+    tree: dict[str, Any] | None = None
     with git_state_meanwhile(cwd) as git:  # git works while the origins are found
         with held():  # dropped: the run itself has shown them
-            if asks_from_run(argv):
-                again = rerun(argv, prog, knobs)
-                tokens, knobs, recorded = again.argv, again.knobs(knobs), again.now
+            call = None
+            if hydra is not None:
+                call, knobs = _recorded_call(list(argv), prog, knobs, hydra)
+                recorded = knobs.now
+            if call is not None:
+                tokens, origins, texts, tree = _hydra_run(config, call)
             else:
-                tokens, recorded = list(argv), None
-            files = FileCache()
-            origins = leaf_origins(type(config), tokens, files, knobs)
+                if asks_from_run(argv):
+                    again = rerun(argv, prog, knobs, hydra=hydra is not None)
+                    tokens, knobs, recorded = again.argv, again.knobs(knobs), again.now
+                else:
+                    tokens, recorded = list(argv), None
+                files = FileCache()
+                origins = leaf_origins(type(config), tokens, files, knobs)
+                tokens = masked_tokens(type(config), tokens, config)
+                texts = files.texts
         output = next(iter(_directory_keys(config, Path(os.path.abspath(directory)))), None)
-        return run_record(
+        record = run_record(
             prog=prog,
-            argv=masked_tokens(type(config), tokens, config),
+            argv=tokens,
             fingerprint=run_fingerprint(config, output),
             origins=origins,
-            sources={shown: sha256_text(text) for shown, text in files.texts.items()},
+            sources={shown: sha256_text(text) for shown, text in texts.items()},
             cwd=cwd,
             git=git(),
             versions=versions(),
@@ -484,6 +502,55 @@ def describe_run(
             output=output,
             now=recorded or knobs.now or _environment_instant(knobs.environ),
         )
+    if tree is not None:
+        record["hydra"] = tree
+    return record
+
+
+def _recorded_call(
+    argv: list[str], prog: str, knobs: Options, hydra: tuple[str, str | None]
+) -> tuple[HydraCall | None, Options]:
+    """What a Hydra app's single run composed from its command line `argv` (`hydra`: the
+    app's spec and file): the tree and its overrides, with the options it composed at (a
+    `--from-run` line: the run composed again, the line's overrides after its own). None for
+    a rerun built on its recorded resolved config: compose's own `@ FILE` describes it."""
+    from compose._runs.hydra_line import app_tree, line_call, single_run  # noqa: PLC0415  # Hydra apps
+
+    spec, app_file = hydra
+    line = single_run(argv)
+    if line.from_run is None:
+        return line_call(line, app_tree(spec, app_file), app_file), knobs
+    again = rerun([FROM_RUN_FLAG, line.from_run, *line.overrides], prog, knobs, hydra=True)
+    if again.hydra is None:
+        return None, knobs
+    return again.hydra_call(again.argv), again.knobs(knobs)
+
+
+def _hydra_run(
+    config: BaseModel, call: HydraCall
+) -> tuple[list[str], dict[str, str], dict[str, str], dict[str, Any]]:
+    """A Hydra app's single run, as its record keeps it (as a multirun's job's): its
+    overrides and its origins (secrets masked; a group's option is a name, kept), the text of
+    each config of the tree it read, and the tree (what `--from-run` composes again)."""
+    from compose._api import chosen_groups  # noqa: PLC0415  # Hydra apps only
+
+    schema = type(config)
+    names = chosen_groups(call.prepared())
+    texts: dict[str, str] = {}
+    found: dict[str, str] = {}
+    try:
+        call.config(schema, texts, origins=found)
+    except ComposeError:
+        found = {}  # as `leaf_origins`: a run composed otherwise has no origins to give
+    said = masked_tokens(schema, list(found.values()), config, hydra=True, names=names)
+    origins = dict(zip(found, said, strict=True))
+    argv = masked_tokens(schema, call.overrides, config, hydra=True, names=names)
+    tree = {
+        "config_dir": call.directory,
+        "config_name": call.name,
+        "config_dirs": list(call.config_dirs),
+    }
+    return argv, origins, texts, tree
 
 
 def _environment_instant(environ: Mapping[str, str] | None) -> datetime.datetime | None:
@@ -504,6 +571,7 @@ def write_run_record(
     environ: Mapping[str, str] | None = None,
     now: datetime.datetime | str | None = None,
     replace: bool = False,
+    hydra: str | None = None,
 ) -> Path:
     """Write `DIRECTORY/run.json` for a single run: how `config` was made from `argv` (the
     tokens after the program's name, as `cli` took them), so that `PROG --from-run DIRECTORY`
@@ -523,17 +591,25 @@ def write_run_record(
     `now` is the instant `cli` was given as `now=` (what `run_instant` chose): run.json keeps
     it, and `--from-run` composes at it again. A rerun keeps its run's instant, as `cli` does;
     without `now`, $COMPOSE_NOW's is kept if set, else none is recorded.
+
+    `hydra="DIR:NAME"`, as the app gave `cli(hydra=)` (DIR relative to the file that calls
+    this, as there): `argv` is the Hydra command line the app took, and the record names the
+    tree and keeps the overrides, as a multirun's job's does, so that the app's
+    `--from-run DIRECTORY` composes the tree again.
     """
     path = Path(directory) / RUN_FILE
     if _runs_its_record(Path(directory), argv, prog):
         return path
     knobs = options(search_path=search_path, env_prefix=env_prefix, environ=environ, now=now)
-    record = describe_run(config, argv, prog, knobs, Path(directory))
+    app = None
+    if hydra is not None and list(argv[:1]) != ["@"]:  # `@ FILE` is compose's own, as in cli
+        app = (hydra, sys._getframe(1).f_globals.get("__file__"))
+    record = describe_run(config, argv, prog, knobs, Path(directory), hydra=app)
     previous = _previous_record(path)
     if previous is not None and same_run(previous.get("fingerprint"), config, record["output"]):
         return path
     if previous is not None:
-        _may_replace(record, path, argv, replace)
+        _may_replace(record, path, argv, replace, hydra=app is not None)
     return write_file(path, record_text(record))  # no secret in it: `masked_tokens`
 
 
@@ -546,15 +622,21 @@ def _previous_record(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def _may_replace(record: Mapping[str, Any], path: Path, argv: Sequence[str], replace: bool) -> None:
+def _may_replace(
+    record: Mapping[str, Any], path: Path, argv: Sequence[str], replace: bool, *, hydra: bool
+) -> None:
     """Refuse to replace the record at `path`, of another config than `record`'s, unless told
-    to: by `replace`, or by `argv` setting the record's output key to its directory."""
+    to: by `replace`, or by `argv` setting the record's output key to its directory (with
+    `hydra`, in Hydra's overrides)."""
     directory = Path(os.path.abspath(path.parent))
     keys = [record["output"]] if record.get("output") else []
     given = _take_directory(list(argv))[1] if asks_from_run(argv) else list(argv)
-    if replace or _names_directory(given, keys, directory):
+    if replace or _names_directory(given, keys, directory, hydra=hydra):
         return
-    flag = f"--{kebab_case(keys[0])} {path.parent}" if keys else "its own directory"
+    if keys:
+        flag = f"{keys[0]}={path.parent}" if hydra else f"--{kebab_case(keys[0])} {path.parent}"
+    else:
+        flag = "its own directory"
     raise OutputError(
         "holds the record of a run of another config: this run is a new run",
         origin=str(path),

@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from compose._api import HydraCall, parse_with
+from compose._api import HydraCall, chosen_groups, parse_with
 from compose._input.argv import program_name
 from compose._input.files import FileCache, load_file
 from compose._input.options import NO_OPTIONS, Options, Resolvers, options
@@ -870,11 +870,7 @@ def hydra_sweep(
     multirun = call.multirun()  # the tree read once: every job composes on it
     master = multirun.prepared
     swept = {ov.key_element for ov in master.overrides if ov.is_sweep and not ov.is_hydra}
-    groups = frozenset(  # overrides that choose a group's option: their values are names
-        ov.key_element
-        for ov in master.overrides
-        if not ov.is_hydra and master.repo.group_exists(ov.key)
-    )
+    groups = chosen_groups(master)  # overrides that choose a group's option: names
     listed = multirun.jobs
     part = Part(len(listed), f"-m ({len(listed):,} jobs)", "--multirun", lambda: [{}] * len(listed))
     check_count([part], "the multirun")

@@ -17,7 +17,7 @@ import pytest
 from conftest import run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
-from compose import ComposeError, cli
+from compose import ComposeError, cli, write_run_record
 from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
@@ -169,6 +169,34 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
     assert "@ FILE" not in out  # compose's own grammar is not this app's
 
 
+class Run(BaseModel):
+    batch_size: int
+    lr_decay: float = 0.5
+
+
+class Wide(BaseModel):
+    run_config: Run
+
+
+def test_help_names_keys_as_hydra_s_overrides_do(
+    write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Help's keys are the fields' names, as an override takes them (`run_config.batch_size=8`),
+    not compose's kebab flags, which Hydra's command line refuses as unknown keys."""
+    write("conf/config.yaml", "run_config:\n  batch_size: 4\n")
+    with pytest.raises(SystemExit):
+        cli(Wide, ["--help"], prog="app", hydra=f"{tmp_path}/conf:config")
+    out = capsys.readouterr().out
+    assert "run_config.batch_size INT" in out
+    assert "run_config.lr_decay FLOAT" in out
+    assert "\nrun_config:\n" in out
+    assert "-size" not in out
+    assert "-decay" not in out
+    assert cli(Wide, ["run_config.batch_size=8"], hydra=f"{tmp_path}/conf:config").run_config == (
+        Run(batch_size=8)
+    )
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
@@ -183,6 +211,7 @@ def test_help_shows_the_tree_s_values_and_hydra_s_forms_in_80_columns(
         (["--sweep-dir", "x"], "--sweep-dir: steers a multirun's sweep: it needs -m"),
         (["-m", "--sweep.lr", "1"], "--sweep.lr: is compose's own sweep"),
         (["-cd", "nowhere"], "--config-dir = 'nowhere': is no directory"),
+        (["-cp", "nowhere"], "--config-path = 'nowhere': is no directory (relative to the app"),
         (["-cn"], "-cn: expects a value"),
         (["=mysql"], "error: =mysql: an override needs a key before '='"),
         (["@src=mysql"], "error: @src=mysql: an override needs a key before '@'"),
@@ -445,6 +474,58 @@ def test_from_run_with_a_masked_secret_builds_on_the_recorded_config(
     assert "its argv holds the secret of +db.password=**********" in err
     assert config is not None
     assert (config.db.driver, config.trainer.lr) == ("postgresql", 0.5)
+
+
+def test_a_single_run_s_record_keeps_hydra_s_overrides_and_reruns(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`write_run_record(hydra=)` for a single run of a Hydra app: the record keeps the
+    overrides as Hydra's (not compose's flags), names the tree and each value's YAML line or
+    override, so `--from-run` composes the run again, overrides after it on top."""
+    argv = ["db=postgresql", "trainer.lr=0.5"]
+    config = _run(argv, capsys, tree)[3]
+    assert config is not None
+    path = write_run_record("single", config, argv, prog="app", hydra=tree)
+    record = json.loads(path.read_text())
+    assert record["argv"] == argv
+    assert record["hydra"] == {
+        "config_dir": str(tmp_path / "conf"),
+        "config_name": "config",
+        "config_dirs": [],
+    }
+    assert record["origins"]["db.port"].endswith("conf/db/postgresql.yaml:2")
+    assert record["origins"]["trainer.lr"] == "trainer.lr=0.5"
+    code, _, err, again = _run(["--from-run", "single"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert again is not None
+    assert fingerprint(again) == record["fingerprint"]
+    code, _, err, again = _run(["--from-run", "single", "trainer.lr=0.7"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert again is not None
+    assert (again.db.driver, again.trainer.lr) == ("postgresql", 0.7)
+
+
+def test_a_single_run_s_record_masks_a_secret_override(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["db=postgresql", "+db.password=hush"]
+    config = _run(argv, capsys, tree)[3]
+    assert config is not None
+    text = write_run_record("single", config, argv, prog="app", hydra=tree).read_text()
+    assert "hush" not in text
+    record = json.loads(text)
+    assert record["argv"] == ["db=postgresql", "+db.password=**********"]
+    assert record["origins"]["db.password"] == "+db.password=**********"
+
+
+def test_a_single_run_s_record_of_a_multirun_line_is_refused(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _run([], capsys, tree)[3]
+    assert config is not None
+    with pytest.raises(ComposeError, match="--multirun: is no single run"):
+        write_run_record("single", config, ["-m", "db=mysql"], prog="app", hydra=tree)
+    assert not Path("single").exists()
 
 
 @pytest.mark.parametrize(

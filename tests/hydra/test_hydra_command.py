@@ -262,3 +262,70 @@ def test_a_group_option_that_is_not_a_regular_file_is_named_and_refused(
     assert (code, out) == (2, "")
     assert err.startswith("error: conf/db/sqlite.yaml: is not a regular file")
     assert "has no options" not in err
+
+
+SECRET_SCHEMA = """
+from pydantic import BaseModel, SecretStr
+
+
+class DB(BaseModel):
+    driver: str
+    port: int
+    password: SecretStr = SecretStr("")
+
+
+class App(BaseModel):
+    db: DB
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "--origins"],
+        ["show", "--resolved", "--origins", "--format", "json"],
+        ["explain", "db.password"],
+        ["explain", "db"],
+    ],
+)
+def test_an_override_that_sets_a_secret_is_shown_masked(
+    write: WriteFile, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """The origin of a value an override set is the override as typed; for a secret's key (or
+    a table holding one), its value is masked there too: show and explain print no secret."""
+    write("conf/config.yaml", "db:\n  driver: mysql\n  port: 1\n")
+    write("conf/full.yaml", "db:\n  driver: mysql\n  port: 1\n  password: ''\n")
+    write("secret_schema.py", SECRET_SCHEMA)
+    argv = [*argv, "--schema", "secret_schema:App", "--hydra"]
+    for tree, override in [
+        ("conf:config", "+db.password=hush-hush"),
+        ("conf:full", "db={driver: x, port: 2, password: hush-hush}"),
+    ]:
+        code, out, err = run_compose(capsys, *argv, tree, override)
+        assert (code, err) == (0, "")
+        assert "hush" not in out
+        assert "**********" in out
+    code, out, err = run_compose(capsys, *argv, "conf:config", "db={password: hush-hush}")
+    assert (code, out) == (2, "")  # no such key: the hint that adds it is masked too
+    assert "hush" not in err
+    assert "+db=********** adds it" in err
+
+
+def test_an_error_from_a_secret_s_override_names_it_masked(
+    write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("conf/config.yaml", "db:\n  driver: mysql\n  port: 1\n")
+    write("secret_schema.py", SECRET_SCHEMA)
+    code, out, err = run_compose(
+        capsys,
+        "show",
+        "--resolved",
+        "--schema",
+        "secret_schema:App",
+        "--hydra",
+        "conf:config",
+        "+db.password=[hush,x]",
+    )
+    assert (code, out) == (2, "")
+    assert "hush" not in err
+    assert "(from +db.password=**********)" in err

@@ -83,10 +83,14 @@ def test_every_failing_job_is_named(conf: str) -> None:
 
 
 def test_a_multirun_too_large_is_refused_before_any_job_composes(conf: str) -> None:
-    with pytest.raises(ArgvError, match="a multirun of 1,000,000 jobs"):
+    with pytest.raises(ArgvError, match="a multirun of 1,000,000 jobs") as caught:
         compose_hydra(
             conf, "config", ["db=mysql", "lr=range(1000)", "+b=range(1000)"], multirun=True
         )
+    assert caught.value.key == "--multirun"  # and the sweeps that make it so, with their sizes
+    assert caught.value.hint == (
+        "its sweeps: lr=range(1000) (1,000) x +b=range(1000) (1,000); sweep fewer values"
+    )
 
 
 def test_a_multirun_reads_each_config_once_and_each_job_is_its_single_run(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pydantic import BaseModel
 
 from compose import ArgvError, ComposeError, InterpolationError, UnknownKeyError, compose_hydra
 
@@ -126,3 +127,20 @@ def test_yaml_is_read_as_omegaconf_reads_it(write: WriteFile) -> None:
         "c": "2024-01-01",
         "d": 1000.5,
     }
+
+
+class LrTrainer(BaseModel):
+    lr: float
+
+
+class LrApp(BaseModel):
+    trainer: LrTrainer
+
+
+def test_a_table_given_to_a_value_s_key_is_named_as_its_origin(conf: str) -> None:
+    """`trainer.lr={a: 1}` replaces the number with a table: a schema's error names the
+    override that did, not the YAML line of the number it replaced."""
+    with pytest.raises(ComposeError) as raised:
+        compose_hydra(conf, "config", ["trainer.lr={a: 1}", "~trainer.layers"], schema=LrApp)
+    assert "trainer.lr (from trainer.lr={a: 1})" in str(raised.value)
+    assert "config.yaml" not in str(raised.value)

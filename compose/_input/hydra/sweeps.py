@@ -60,6 +60,7 @@ def check_sweeps(overrides: list[Override], multirun: bool) -> None:
 def jobs(overrides: list[Override], options: Callable[[str], list[str]]) -> list[list[str]]:
     """Each job's overrides, in job order; `options(group)` lists a group's (for `glob()`)."""
     axes: dict[str, list[str]] = {}
+    swept: dict[str, str] = {}  # each swept key's override, as typed: what a refusal names
     for ov in overrides:
         if ov.is_hydra:
             continue
@@ -67,9 +68,15 @@ def jobs(overrides: list[Override], options: Callable[[str], list[str]]) -> list
         if ov.is_sweep:
             values = sweep_values(ov.value, functools.partial(options, ov.key), ov.text)
             axes[key] = [f"{key}={as_text(value)}" for value in values]  # a key again: its
+            swept[key] = ov.text
         else:  # first place, the later values (a dict keeps a key where it was first set)
             axes[key] = [f"{key}={as_text(ov.value)}" if ov.has_value else key]
     count = math.prod(len(values) for values in axes.values())
     if count > MAX_JOBS:
-        raise ArgvError(f"a multirun of {count:,} jobs: more than {MAX_JOBS:,}")
+        sizes = " x ".join(f"{swept[key]} ({len(axes[key]):,})" for key in swept)
+        raise ArgvError(
+            f"a multirun of {count:,} jobs: more than {MAX_JOBS:,}",
+            key="--multirun",
+            hint=f"its sweeps: {sizes}; sweep fewer values",
+        )
     return [list(job) for job in itertools.product(*axes.values())]
