@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 import pytest
@@ -237,3 +237,22 @@ def test_every_library_directory_is_a_package() -> None:
     root = Path(package.__file__).parent
     for directory in {path.parent for path in root.rglob("*.py")}:
         assert (directory / "__init__.py").is_file(), directory
+
+
+@pytest.mark.parametrize("not_a_model", [dict, 3, pydantic.BaseModel.__init__])
+@pytest.mark.parametrize("entry", ["compose", "parse", "cli", "from_flat", "compose_hydra"])
+def test_a_schema_that_is_no_model_class_is_named_as_the_callers_mistake(
+    entry: str, not_a_model: Any, tmp_path: Path
+) -> None:
+    """`schema=dict` met `model_fields` deep inside and raised AttributeError; every public
+    entry that takes a schema says what a schema is and what it was given."""
+    (tmp_path / "config.yaml").write_text("a: 1\n", encoding="utf-8")
+    calls = {
+        "compose": lambda: compose([], schema=not_a_model),
+        "parse": lambda: parse(not_a_model, []),
+        "cli": lambda: package.cli(not_a_model, argv=[]),
+        "from_flat": lambda: package.from_flat(not_a_model, {}),
+        "compose_hydra": lambda: package.compose_hydra(tmp_path, "config", schema=not_a_model),
+    }
+    with pytest.raises(TypeError, match=r"a schema is a Pydantic model class .*, not "):
+        calls[entry]()

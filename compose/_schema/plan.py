@@ -16,7 +16,14 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from compose._schema.memo import memoize
-from compose._schema.shape import Kind, Shape, innermost, section_models, shape_of_field
+from compose._schema.shape import (
+    Kind,
+    Shape,
+    check_model,
+    innermost,
+    section_models,
+    shape_of_field,
+)
 from compose._syntax import snake_case
 
 NO_DEFAULT: Any = PydanticUndefined
@@ -97,6 +104,7 @@ class ModelPlan:
 
 @memoize
 def plan_of(model: type[BaseModel]) -> ModelPlan:
+    check_model(model)  # once per class: memoized
     fields = {
         name: FieldPlan(model, name, info, shape_of_field(info))
         for name, info in model.model_fields.items()

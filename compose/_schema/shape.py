@@ -286,10 +286,19 @@ def _plain_shape(annotation: Any, origin: Any) -> Shape:
     return _scalar_shape(annotation)
 
 
+def check_model(model: object) -> None:
+    """A schema is a Pydantic model class: anything else given as `schema=` is the caller's
+    mistake, named as such (it met `model_fields` deep inside as an AttributeError)."""
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        shown = model.__name__ if isinstance(model, type) else repr(model)
+        raise TypeError(f"a schema is a Pydantic model class (a BaseModel subclass), not {shown}")
+
+
 @memoize
 def model_shape(model: type[BaseModel]) -> Shape:
     """The shape of a model class, one per class: a schema's root shape keeps what was learnt
     walking it (`compose._schema.walk`)."""
+    check_model(model)  # once per class: memoized
     return Shape(Kind.MODEL, model=model, label=model.__name__)
 
 
