@@ -22,6 +22,7 @@ from compose._input.hydra import hydra_node
 from compose._input.hydra.grammar import Override
 from compose._input.origins import FlagSource, Origin
 from compose._merge.typed import TypedTree, convert, leaf_paths, no_such_key
+from compose._schema.plan import declares_field
 from compose._schema.secrets import holds_secrets_at
 from compose._schema.shape import Shape
 from compose._syntax import HYDRA_NODE, MANDATORY, SECRET_MASK, dotted
@@ -47,7 +48,7 @@ def apply_overrides(
         shown = _shown(ov, root)
         try:
             before = select(tree.data, ov.key.split("."))
-            target = _apply(tree, ov, shown)
+            target = _apply(tree, ov, shown, declares_field(root, ov.key.split(".")))
             if target is not None:
                 origin = FlagSource(shown)
                 if not isinstance(before, dict):  # replaced, not merged into: a table given
@@ -70,9 +71,11 @@ def _shown(ov: Override, root: Shape) -> str:
     return ov.text
 
 
-def _apply(tree: TypedTree, ov: Override, shown: str) -> KeyPath | None:
+def _apply(tree: TypedTree, ov: Override, shown: str, declared: bool) -> KeyPath | None:
     """Apply one override; the path it set (None: a deletion). `shown`: the override as
-    hints may repeat it (`_shown`)."""
+    hints may repeat it (`_shown`). `declared`: the schema names the key as a field, so it
+    exists in every config of it (as a structured config's fields do in Hydra) and `key=v`
+    sets it though the tree has not set it: the help lists it with its default."""
     if ov.package is not None:
         raise ArgvError(f"{ov.key} is no config group: `@{ov.package}` means nothing here")
     segments = ov.key.split(".")
@@ -88,7 +91,9 @@ def _apply(tree: TypedTree, ov: Override, shown: str) -> KeyPath | None:
             hint=f"{shown[1:]} sets it; +{shown} sets or adds it",
         )
     try:
-        return update(tree, segments, value, free=ov.action != "set")
+        # a table merged into a declared key keeps the rule for each key it brings
+        settable = declared and not isinstance(value, dict)
+        return update(tree, segments, value, free=ov.action != "set" or settable)
     except UnknownKeyError as error:
         adds = f"+{shown} adds it"
         raise error.evolve(hint=f"{error.hint} {adds}" if error.hint else adds) from None

@@ -257,3 +257,17 @@ def is_secret(annotation: Any) -> bool:
     if annotation in _SECRET_TYPES:
         return True
     return any(is_secret(arg) for arg in getattr(annotation, "__args__", ()))
+
+
+def declares_field(root: Shape, segments: list[str]) -> bool:
+    """Whether the dotted key `segments` names a field through the schema's models alone (no
+    dict key, list index or union on the way): a key the schema gives every config of it."""
+    shape = root
+    for segment in segments:
+        if shape.kind is not Kind.MODEL or shape.model is None:
+            return False
+        field = plan_of(shape.model).fields.get(segment)
+        if field is None:
+            return False
+        shape = field.shape
+    return True

@@ -140,3 +140,35 @@ def test_interpolation_errors_name_the_file_and_line(write: WriteFile) -> None:
     with pytest.raises(InterpolationError) as caught:
         compose_hydra("conf", "config", ["y=${nope}", "db.bad=1"])
     assert caught.value.origin == "y=${nope}"
+
+
+class Trainer(BaseModel):
+    lr: float = 0.1
+    tags: dict[str, int] = {}
+
+
+class Run(BaseModel):
+    a: int
+    out: str = "out"
+    trainer: Trainer = Trainer()
+
+
+def test_a_key_the_schema_declares_is_set_without_a_plus(write: WriteFile) -> None:
+    """A field of `schema=` exists in every config of it, as a structured config's fields do
+    in Hydra (and the Hydra app's --help lists it with its default): `out=x` sets it though
+    no file of the tree does. A key no model field declares keeps struct mode's rule: a
+    dict's new key, or a key of nothing, needs `+`."""
+    write("conf/config.yaml", "a: 1\n")
+    run = compose_hydra("conf", "config", ["out=x", "trainer.lr=2"], schema=Run)
+    assert (run.out, run.trainer.lr) == ("x", 2.0)
+    for override in ("trainer.tags.x=2", "b=2"):
+        with pytest.raises(UnknownKeyError, match=r"no such key"):
+            compose_hydra("conf", "config", [override], schema=Run)
+    assert compose_hydra("conf", "config", ["+trainer.tags.x=2"], schema=Run).trainer.tags == {
+        "x": 2
+    }
+    with pytest.raises(UnknownKeyError, match=r"no such key"):  # no schema: Hydra's rule
+        compose_hydra("conf", "config", ["out=x"])
+    write("conf/config.yaml", "a: 1\ntrainer:\n  lr: 0.3\n")
+    with pytest.raises(UnknownKeyError, match=r"no such key"):  # each key a table brings
+        compose_hydra("conf", "config", ["trainer={tags: {x: 1}}"], schema=Run)
