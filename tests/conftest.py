@@ -3,7 +3,8 @@
 Fixtures: TOML fixtures written into `tmp_path`, which is also the working directory, so that
 file paths in messages are short and stable (`a.toml:3`).
 
-Helpers, imported by test modules (`from conftest import run_command`): `run_cli` and
+Helpers, imported by test modules (`from conftest import run_command`): `run_cli`
+(`run_cli_config` with `cli`'s other options, and the config) and
 `run_compose` run an entrypoint or the `compose` command in this process; `run_command` and
 `run_python` run a child process; `point_job`, `wait_until` and `all_in_state` build a
 sweep's points by hand and wait for executors to run them; `cannot_run` skips a test whose
@@ -26,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -42,6 +43,7 @@ from compose._runs.jobs import Job
 from compose._runs.status import read_status, write_job
 from compose._shortcuts import SHORTCUTS
 
+M = TypeVar("M", bound=BaseModel)
 WriteFile = Callable[[str, "str | bytes"], str]
 APP_PREFIX = "RL_"  # the example app's `env_prefix`
 TESTS = Path(__file__).resolve().parent
@@ -222,15 +224,28 @@ def run_cli(
     prog: str = "rl",
 ) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of `cli(schema, argv, prog=prog)` (0 when it returns)."""
+    return run_cli_config(argv, capsys, schema, prog)[:3]
+
+
+def run_cli_config(
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    schema: type[M],
+    prog: str,
+    **options: Any,
+) -> tuple[int, str, str, M | None]:
+    """`run_cli` with `cli`'s other options (`hydra=`), and the config it gave (None when it
+    exited)."""
+    config = None
     try:
-        cli(schema, argv, prog=prog)
+        config = cli(schema, argv, prog=prog, **options)
     except SystemExit as exit_:
         code = exit_.code
     else:
         code = 0
     out, err = capsys.readouterr()
     assert isinstance(code, int)
-    return code, out, err
+    return code, out, err, config
 
 
 @pytest.fixture

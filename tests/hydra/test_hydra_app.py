@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import run_command, wait_until
+from conftest import run_cli_config, run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
 from compose import ComposeError, cli, write_run_record
@@ -68,16 +68,7 @@ def _run(
     argv: list[str], capsys: pytest.CaptureFixture[str], tree: str
 ) -> tuple[int, str, str, App | None]:
     """`app ARGV` through `cli(App, hydra=tree)`: exit code, stdout, stderr, the config."""
-    config = None
-    try:
-        config = cli(App, argv, prog="app", hydra=tree)
-    except SystemExit as exit_:
-        code = exit_.code
-    else:
-        code = 0
-    out, err = capsys.readouterr()
-    assert isinstance(code, int)
-    return code, out, err, config
+    return run_cli_config(argv, capsys, App, "app", hydra=tree)
 
 
 @pytest.fixture
