@@ -19,6 +19,7 @@ replaces a record of another config unless the command line names that directory
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import sys
@@ -70,6 +71,7 @@ from compose.errors import (
 
 if TYPE_CHECKING:
     from compose._api import HydraCall
+    from compose._input.hydra.grammar import Override
 
 
 @dataclass(frozen=True)
@@ -440,8 +442,10 @@ def _names_directory(
     """Whether the user's `tokens` set one of `keys` to `directory` themselves (with `hydra`,
     in Hydra's overrides: `trainer.out_dir=DIR`)."""
     if hydra:
-        parted = [token.lstrip("+").partition("=") for token in tokens]
-        return any(key in keys and _is_directory(value, directory) for key, _, value in parted)
+        return any(
+            ov.action != "delete" and ov.key in keys and _is_directory(ov.plain(), directory)
+            for ov in _hydra_overrides(tokens)
+        )
     try:
         spans = item_spans(list(tokens))
     except ComposeError:
@@ -453,6 +457,18 @@ def _names_directory(
         and _is_directory(item.tokens[0], directory)
         for item, _ in spans
     )
+
+
+def _hydra_overrides(tokens: Sequence[str]) -> list[Override]:
+    """`tokens` read by Hydra's override grammar (a quoted directory, `'runs/a b'`, as the
+    app read it); a token it refuses names no directory."""
+    from compose._input.hydra.grammar import parse_override  # noqa: PLC0415  # Hydra apps only
+
+    found = []
+    for token in tokens:
+        with contextlib.suppress(ComposeError):
+            found.append(parse_override(token))
+    return found
 
 
 def describe_run(

@@ -17,7 +17,7 @@ import pytest
 from conftest import run_cli_config, run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
-from compose import ComposeError, cli, write_run_record
+from compose import ComposeError, cli, compose_hydra, write_run_record
 from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
@@ -542,3 +542,27 @@ def test_from_run_of_compose_s_own_record_is_refused(
     code, out, err, _ = _run(["--from-run", "own"], capsys, tree)
     assert (code, out) == (2, "")
     assert "is the record of a run of compose's own command line" in err
+
+
+class Job(BaseModel):
+    lr: float
+    output_dir: str
+
+
+@pytest.mark.parametrize(
+    "named", ["output_dir=runs/a", "output_dir='runs/a'", "++output_dir=runs/a"]
+)
+def test_a_record_is_replaced_where_the_overrides_name_its_directory(
+    write: WriteFile, tmp_path: Path, named: str
+) -> None:
+    """Another config's record in a directory is replaced only where the run's overrides name
+    that directory as its output (`output_dir=DIR`), read as the app reads them: quoted too."""
+    write("conf/config.yaml", "lr: 0.1\noutput_dir: runs/a\n")
+    spec = f"{tmp_path}/conf:config"
+    first = compose_hydra(f"{tmp_path}/conf", "config", schema=Job)
+    write_run_record("runs/a", first, [], prog="app", hydra=spec)
+    changed = compose_hydra(f"{tmp_path}/conf", "config", ["lr=0.2"], schema=Job)
+    with pytest.raises(ComposeError, match=r"output_dir=runs/a"):  # the one way to say it
+        write_run_record("runs/a", changed, ["lr=0.2"], prog="app", hydra=spec)
+    write_run_record("runs/a", changed, ["lr=0.2", named], prog="app", hydra=spec)
+    assert json.loads(Path("runs/a/run.json").read_text())["argv"] == ["lr=0.2", named]
