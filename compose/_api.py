@@ -535,18 +535,14 @@ def described_leaves(composed: Composed) -> dict[str, str]:
     """Where each leaf of a composition was set, by dotted key (`trainer.optim.lr` ->
     `rl.toml:30`, or the flag or override): a run record's origins. A leaf no node set (a
     class default) is left out."""
+    from compose._merge.typed import leaf_paths  # noqa: PLC0415  # Hydra run records only
+
     found = {}
-    for path in _leaves(composed.tree, ()):
+    for path in leaf_paths(composed.tree, ()):
         origin = composed.origins.describe(path)
         if origin:
             found[".".join(map(str, path))] = origin
     return found
-
-
-def _leaves(tree: Any, path: KeyPath) -> list[KeyPath]:
-    if isinstance(tree, dict) and tree:
-        return [leaf for key, value in tree.items() for leaf in _leaves(value, (*path, key))]
-    return [path]
 
 
 def _describe(composed: Composed, path: KeyPath) -> tuple[str, str | None]:
