@@ -535,7 +535,7 @@ def described_leaves(composed: Composed) -> dict[str, str]:
     """Where each leaf of a composition was set, by dotted key (`trainer.optim.lr` ->
     `rl.toml:30`, or the flag or override): a run record's origins. A leaf no node set (a
     class default) is left out."""
-    from compose._merge.typed import leaf_paths  # noqa: PLC0415  # Hydra run records only
+    from compose._merge.typed import leaf_paths  # noqa: PLC0415  # run records only
 
     found = {}
     for path in leaf_paths(composed.tree, ()):
