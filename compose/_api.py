@@ -44,7 +44,7 @@ from compose._schema.secrets import masks_secret, secret_fields
 from compose._schema.shape import Shape
 from compose._shortcuts import SHORTCUTS
 from compose._syntax import SECRET_MASK, kebab_case, snake_case
-from compose._tree import KeyPath, at_path
+from compose._tree import KeyPath, at_path, leaf_paths
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError, ConfigValidationError, HelpRequested, gather
 
@@ -535,8 +535,6 @@ def described_leaves(composed: Composed) -> dict[str, str]:
     """Where each leaf of a composition was set, by dotted key (`trainer.optim.lr` ->
     `rl.toml:30`, or the flag or override): a run record's origins. A leaf no node set (a
     class default) is left out."""
-    from compose._merge.typed import leaf_paths  # noqa: PLC0415  # run records only
-
     found = {}
     for path in leaf_paths(composed.tree, ()):
         origin = composed.origins.describe(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 Seg = str | int
@@ -27,6 +28,15 @@ def put(node: Any, segment: str | int, value: Any) -> None:
             node[segment] = value
     else:
         node[segment] = value
+
+
+def leaf_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
+    """The paths of the values in `value` (at `path`) that are no tables: a list is one value."""
+    if isinstance(value, dict) and value:
+        for key, below in value.items():
+            yield from leaf_paths(below, (*path, key))
+    else:
+        yield path
 
 
 def at_path(tree: Any, path: KeyPath) -> Any:

@@ -47,7 +47,7 @@ from compose._schema.plan import NO_DEFAULT
 from compose._schema.shape import ANY, NOT_A_SECTION, Shape, model_shape, takes_a_file
 from compose._schema.walk import Target, walk
 from compose._syntax import INCLUDE
-from compose._tree import KeyPath
+from compose._tree import KeyPath, leaf_paths
 from compose._warn import held
 from compose.errors import ArgvError, ComposeError
 
@@ -159,7 +159,7 @@ def _merge_data(merger: Merger, composed: Composed, item: DataItem) -> None:
 
 def _merge_typed_node(merger: Merger, composed: Composed, item: NodeItem) -> None:
     """A config of a Hydra defaults list, at its package, by OmegaConf's rules (`typed`)."""
-    from compose._merge.typed import TypedTree, leaf_paths  # noqa: PLC0415  # Hydra trees only
+    from compose._merge.typed import TypedTree  # noqa: PLC0415  # Hydra trees only
 
     if composed.typed is None:
         composed.typed = TypedTree(merger.tree)

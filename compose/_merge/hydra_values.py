@@ -21,12 +21,12 @@ from typing import Any
 from compose._input.hydra import hydra_node
 from compose._input.hydra.grammar import Override
 from compose._input.origins import FlagSource, Origin
-from compose._merge.typed import TypedTree, convert, leaf_paths, no_such_key
+from compose._merge.typed import TypedTree, convert, no_such_key
 from compose._schema.plan import declares_field
 from compose._schema.secrets import holds_secrets_at
 from compose._schema.shape import Shape
 from compose._syntax import HYDRA_NODE, MANDATORY, SECRET_MASK, dotted
-from compose._tree import KeyPath
+from compose._tree import KeyPath, leaf_paths
 from compose.errors import ArgvError, ComposeError, UnknownKeyError, gather
 
 _ABSENT: Any = object()

@@ -21,7 +21,6 @@ from __future__ import annotations
 import copy
 import types
 import typing
-from collections.abc import Iterator
 from typing import Any, Union
 
 from pydantic import BaseModel
@@ -320,15 +319,6 @@ def _merge_untyped(dest: dict[Any, Any], path: KeyPath, src: dict[Any, Any]) -> 
             dest[key] = list(value) if atomic else copy.deepcopy(value)
         else:
             dest[key] = copy.deepcopy(value)
-
-
-def leaf_paths(value: Any, path: KeyPath) -> Iterator[KeyPath]:
-    """The paths of the values in `value` (at `path`) that are no tables: a list is one value."""
-    if isinstance(value, dict) and value:
-        for key, below in value.items():
-            yield from leaf_paths(below, (*path, key))
-    else:
-        yield path
 
 
 def _kinds(message: str, path: KeyPath) -> SourceError:
