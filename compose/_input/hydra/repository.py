@@ -176,6 +176,9 @@ class StoreSource:
 
     nodes: Mapping[str, tuple[StoreValue, str | None]]  # path -> (dict or model, package)
     shown: str = "store"
+    # Hydra's own nodes (`hydra_node`): plain data that nothing changes (the merge copies what
+    # it keeps), read as they are; the user's are copied, as plain dicts and lists
+    constants: frozenset[str] = frozenset()
 
     def is_group(self, path: str) -> bool:
         prefix = path.strip("/") + "/" if path.strip("/") else ""
@@ -197,7 +200,12 @@ class StoreSource:
         value, package = self.nodes[key]
         shown = f"store:{key}"
         schema = value if isinstance(value, type) else None
-        data = model_data(schema) if schema is not None else _copy(value)
+        if schema is not None:
+            data = model_data(schema)
+        elif key in self.constants:
+            data = dict(value)  # its own top table: `defaults` is taken out of it below
+        else:
+            data = _copy(value)
         entries: tuple[Entry, ...] = ()
         if isinstance(data, dict) and HYDRA_DEFAULTS in data:
             raw = data.pop(HYDRA_DEFAULTS)
@@ -320,6 +328,10 @@ def source_for(url: str, cwd: str, origin: str) -> Source:
     )
 
 
+_PKG_CONSTANTS = frozenset(hydra_node.PKG_NODES)
+_STORE_CONSTANTS = frozenset(hydra_node.STORE_NODES)
+
+
 def make_repository(
     config_dir: str | None,
     searchpath: list[str],
@@ -327,15 +339,14 @@ def make_repository(
     cwd: str,
     origin: str = "",
 ) -> Repository:
-    nodes: dict[str, tuple[StoreValue, str | None]] = {
-        **hydra_node.STORE_NODES,
-        **store_nodes(store),
-    }
-    sources: list[Source] = [StoreSource(hydra_node.PKG_NODES, "pkg://hydra.conf")]
+    users = store_nodes(store)
+    nodes: dict[str, tuple[StoreValue, str | None]] = {**hydra_node.STORE_NODES, **users}
+    constants = _STORE_CONSTANTS.difference(users)
+    sources: list[Source] = [StoreSource(hydra_node.PKG_NODES, "pkg://hydra.conf", _PKG_CONSTANTS)]
     if config_dir is not None:
         sources.append(DirSource(config_dir, f"file://{config_dir}"))
     sources.extend(source_for(url, cwd, origin) for url in searchpath)
-    sources.append(StoreSource(nodes))
+    sources.append(StoreSource(nodes, constants=constants))
     return Repository(sources)
 
 
