@@ -185,7 +185,7 @@ class StoreSource:
         return any(key.startswith(prefix) for key in self.nodes)
 
     def is_config(self, path: str) -> bool:
-        return normalise(path.rstrip("/"))[: -len(HYDRA_SUFFIX)] in self.nodes
+        return _store_key(path.rstrip("/")) in self.nodes
 
     def options(self, group: str) -> list[str]:
         prefix = group.strip("/") + "/" if group.strip("/") else ""
@@ -196,13 +196,13 @@ class StoreSource:
         ]
 
     def load(self, path: str) -> Loaded:
-        key = normalise(path)[: -len(HYDRA_SUFFIX)]
+        key = _store_key(path)
         value, package = self.nodes[key]
         shown = f"store:{key}"
         schema = value if isinstance(value, type) else None
         if schema is not None:
             data = model_data(schema)
-        elif key in self.constants:
+        elif key in self.constants and isinstance(value, dict):
             data = dict(value)  # its own top table: `defaults` is taken out of it below
         else:
             data = _copy(value)
@@ -212,6 +212,11 @@ class StoreSource:
             if raw != MANDATORY:  # a typed node's unset defaults list is an empty one
                 entries = parse_defaults(shown, raw, {})
         return Loaded(path, shown, data, entries, package, schema)
+
+
+def _store_key(path: str) -> str:
+    """A config path as the store keys it: `db/mysql`, with or without `.yaml`."""
+    return normalise(path)[: -len(HYDRA_SUFFIX)]
 
 
 def _copy(value: Any) -> Any:
@@ -284,6 +289,16 @@ class Repository:
 
     def group_exists(self, path: str) -> bool:
         return any(s.is_group(path) for s in self.sources)
+
+    def read_count(self) -> int:
+        """How many configs were asked for so far (found or not)."""
+        return len(self._cache)
+
+    def is_hydras(self, path: str) -> bool:
+        """Whether the config `path` reads is Hydra's own: no source of the user's holds one
+        there before Hydra's (a tree's `hydra/launcher/basic.yaml` is read instead)."""
+        source = self._first(path)
+        return isinstance(source, StoreSource) and _store_key(path) in source.constants
 
     def options(self, group: str) -> list[str]:
         names: set[str] = set()
