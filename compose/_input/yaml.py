@@ -19,6 +19,7 @@ loader, whose error is the one shown: the same words with libyaml or without.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -77,9 +78,17 @@ if hasattr(yaml, "CSafeLoader"):  # PyYAML may have been built without libyaml
     class _CLoader(_Checks, yaml.CSafeLoader):
         """The shortcut: libyaml's parser under the same constructor and checks."""
 
+        # The composer asks the path resolvers of every node before and after it: two calls of
+        # PyYAML's Python methods, which return at once where no path resolver is declared (none
+        # is: asserted below). Built-ins taking the same arguments and doing nothing stand in.
+        descend_resolver = staticmethod(operator.is_)  # type: ignore[assignment]  # (parent, index)
+        ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # ()
+
         def __init__(self, text: str) -> None:
             super().__init__(text)
             self._checked = set()
+
+    assert not _CLoader.yaml_path_resolvers
 
     _FastLoader = _CLoader  # type: ignore[assignment]
 
