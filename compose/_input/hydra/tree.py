@@ -98,19 +98,26 @@ class Node:
 
     @_once
     def path(self) -> str:
-        return config_path(self.entry, self.place)
+        return config_path(self.entry, self.place, self.group)
 
     @_once
     def group(self) -> str:
         return group_path(self.entry, self.place)
 
     @_once
+    def own_package(self) -> str:
+        """The package its entry gives, a header aside: the one the command line names."""
+        return final_package(self.entry, self.place, None)
+
+    @_once
     def package(self) -> str:
+        if self.header is None:
+            return self.own_package
         return final_package(self.entry, self.place, self.header)
 
     @_once
     def key(self) -> str:
-        return override_key(self.entry, self.place)
+        return override_key(self.group, self.own_package)
 
     @property
     def is_group(self) -> bool:
