@@ -230,7 +230,7 @@ class _NotPlain(Exception):
 
 _STR, _NULL, _MAP, _SEQ = (f"{_TAG}{name}" for name in ("str", "null", "map", "seq"))
 _SCALARS = frozenset(f"{_TAG}{name}" for name in ("bool", "int", "float"))
-_INT = f"{_TAG}int"
+_INT, _FLOAT, _BOOL = (f"{_TAG}{name}" for name in ("int", "float", "bool"))
 
 
 def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> Any:
@@ -244,8 +244,15 @@ def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> A
             return node.value
         if tag == _NULL:
             return None
-        if tag == _INT and node.value.isdigit() and node.value[0] != "0":
-            return int(node.value)  # the constructor's answer for plain digits, without its steps
+        # the constructor's answers, without its steps: for plain digits, for a float with no
+        # `_`, `:`, `.inf` or `.nan` to read first, for a boolean
+        text = node.value
+        if tag == _INT and text.isdigit() and text[0] != "0":
+            return int(text)
+        if tag == _FLOAT and text[-1:].isdigit() and "_" not in text and ":" not in text:
+            return float(text)
+        if tag == _BOOL:
+            return loader.bool_values[text.lower()]
         if tag in _SCALARS:
             return loader.yaml_constructors[tag](loader, node)
         raise _NotPlain

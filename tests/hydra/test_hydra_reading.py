@@ -200,3 +200,15 @@ def test_a_scalar_is_typed_as_pyyaml_types_it() -> None:
     for kind in (yaml.nodes.MappingNode, yaml.nodes.SequenceNode):
         assert loader.resolve(kind, None, True) == reference(loader, kind, None, True)
     loader.dispose()
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_scalar_is_read_as_the_constructor_reads_it(
+    quoted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plain build's own reading of numbers and booleans gives the constructor's value, of
+    the same type, for every text the resolvers tell apart (a refused one: the same error)."""
+    for text in _scalar_texts():
+        document = f"v: {chr(39) + text + chr(39) if quoted else text}\n"
+        fast, reference = (repr(read(document, on, monkeypatch)) for on in (True, False))
+        assert fast == reference, text
