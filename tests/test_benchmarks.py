@@ -1,6 +1,6 @@
 """The benchmarks' Hydra peers run in hydra-core's side venv (`.venv-hydra`), as developers run
-them from the dev venv: `benchmarks/run.py`'s "hydra" peer measures hydra-core there and its
-results agree with compose, while the dev venv
+them from the dev venv: `benchmarks/run.py`'s "hydra" peer and `benchmarks/sweep.py`'s Hydra
+multirun measure hydra-core there and their results agree with compose, while the dev venv
 keeps its own omegaconf (the dev pin the oracle tests compare with: hydra-core pins one below
 it, so it is in neither the dev nor the bench extra). Timings are left unread.
 
@@ -49,3 +49,14 @@ def test_run_measures_the_hydra_peer_in_the_side_venv(side_venv: Path, tmp_path:
     assert [(cell["status"], cell["agrees"]) for cell in hydra] == [("ok", True), ("ok", True)]
     packages = results["info"]["machine"]["packages"]
     assert packages["hydra-core"].startswith(f"{side_hydra_version(side_venv)} (in .venv-hydra")
+
+
+def test_sweep_times_hydra_in_the_side_venv(side_venv: Path, tmp_path: Path) -> None:
+    command = [sys.executable, str(BENCHMARKS / "sweep.py"), "--points-per-axis", "2"]
+    command += ["--rounds", "1", "--hydra-rounds", "1", "--out", str(tmp_path)]
+    code, stdout, stderr = run_command(command, timeout=300)
+    assert code == 0, stdout + stderr
+    result = json.loads((tmp_path / "sweep.json").read_text(encoding="utf-8"))
+    assert result["points"] == 8
+    assert result["versions"]["hydra"] == side_hydra_version(side_venv)
+    assert len(result["rounds"]["hydra"]) == 1
