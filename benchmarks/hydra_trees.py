@@ -57,6 +57,7 @@ REALWORLD = next(
 SIDE_VENV = ROOT / ".venv-hydra"
 # What the side venv holds: the Hydra that the recorded cases ran, on its own omegaconf
 HYDRA_PINS = ("hydra-core==1.3.8", "omegaconf>=2.3,<2.4", "pyyaml>=6")
+SIDE_PACKAGES = ("hydra-core", "omegaconf")  # the versions a report names
 GOAL_SINGLE = 50.0
 GOAL_MULTIRUN = 40.0
 
@@ -73,6 +74,24 @@ def side_python() -> Path:
         install = [str(python), "-m", "pip", "install", "-q", *HYDRA_PINS, "-e", str(ROOT)]
         subprocess.run(install, check=True)
     return python
+
+
+def versions() -> dict[str, str]:
+    """The side venv's hydra-core and omegaconf, asked in the side venv."""
+    from importlib import metadata  # noqa: PLC0415  # the side venv only
+
+    return {name: metadata.version(name) for name in SIDE_PACKAGES}
+
+
+def side_versions() -> dict[str, str] | None:
+    """`versions()` of the side venv where it exists (never made for this), else None."""
+    python = SIDE_VENV / "bin" / "python"
+    if not python.exists():
+        return None
+    command = [str(python), str(Path(__file__).resolve()), "--versions"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=HERE)
+    found: dict[str, str] | None = json.loads(done.stdout) if done.returncode == 0 else None
+    return found
 
 
 def run(quick: bool, workdir: Path) -> dict[str, Any]:
@@ -371,11 +390,10 @@ def failures(result: dict[str, Any]) -> list[str]:
 
 def child(workdir: Path, quick: bool) -> None:
     import platform  # noqa: PLC0415  # the side venv only
-    from importlib import metadata  # noqa: PLC0415  # the side venv only
 
     result = {
         "workloads": measure(plan(quick, workdir)),
-        "versions": {name: metadata.version(name) for name in ("hydra-core", "omegaconf")},
+        "versions": versions(),
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "quick": quick,
@@ -399,9 +417,13 @@ def main(argv: list[str] | None = None) -> int:
         "--side-venv", action="store_true", help=f"make {SIDE_VENV.name} if missing, and stop"
     )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # in the side venv
+    parser.add_argument("--versions", action="store_true", help=argparse.SUPPRESS)  # the same
     args = parser.parse_args(argv)
     if args.side_venv:
         print(side_python())
+        return 0
+    if args.versions:
+        print(json.dumps(versions()))
         return 0
     if args.child:
         child(args.child, args.quick)

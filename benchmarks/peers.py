@@ -14,11 +14,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hydra_trees import side_python
 from pydantic import BaseModel, ConfigDict, create_model
 from workloads import Paths, Workload
 
@@ -54,9 +57,23 @@ class System:
     prepare: Callable[[Job], Run]
     unsupported: Callable[[Workload], str | None]
     note: str
+    # hydra-core pins omegaconf below the dev pin: its cells run in the side venv of
+    # `hydra_trees.py`, so that the dev venv keeps the omegaconf its oracle tests need
+    in_side_venv: bool = False
+
+    def python(self) -> str:
+        """The interpreter of this system's worker processes: the side venv's (made where it
+        is missing) or this one."""
+        return str(side_python()) if self.in_side_venv else sys.executable
 
     def installed(self) -> bool:
-        return importlib.util.find_spec(self.module) is not None
+        if not self.in_side_venv:
+            return importlib.util.find_spec(self.module) is not None
+        try:
+            probe = [self.python(), "-c", f"import {self.module}"]
+        except (OSError, subprocess.CalledProcessError):  # the side venv could not be made
+            return False
+        return subprocess.run(probe, capture_output=True, check=False).returncode == 0
 
 
 def always(_: Workload) -> str | None:
@@ -455,7 +472,8 @@ SYSTEMS: tuple[System, ...] = (
         always,
         "initialize_config_dir + compose of a "
         "defaults list of the N YAML files; typed: + model_validate (Hydra cannot take "
-        "Pydantic schemas)",
+        "Pydantic schemas); in the side venv .venv-hydra, on hydra-core's own omegaconf",
+        in_side_venv=True,
     ),
     System(
         "prime-pydantic-config",

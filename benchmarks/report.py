@@ -747,9 +747,21 @@ def machine() -> dict[str, Any]:
         "os": platform.platform(),
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
-        "packages": {name: _version(name) for name in PACKAGES},
+        "packages": packages(),
         "engine": engine_version(),
     }
+
+
+def packages() -> dict[str, str]:
+    """Each package's version here, but hydra-core's from the side venv its peers run in."""
+    found = {name: _version(name) for name in PACKAGES}
+    side = hydra_trees.side_versions()
+    if side is not None:
+        found["hydra-core"] = (
+            f"{side['hydra-core']} (in {hydra_trees.SIDE_VENV.name}, on omegaconf "
+            f"{side['omegaconf']})"
+        )
+    return found
 
 
 def _version(name: str) -> str:

@@ -1,11 +1,12 @@
 """The benchmark suite, one command: `python benchmarks/run.py [--quick]`.
 
 Generates the workloads (workloads.py), runs every workload x system in fresh worker processes
-(worker.py, adapters in peers.py) with a per-cell timeout, checks that every system produced the
-same data as compose, times whole-process cold starts (coldstart.py), measures interpolation per
-reference against a plain dict lookup chain, counts instructions with callgrind where it can
-(counted.py), profiles compose on the largest workloads, and
-writes `results/RESULTS.md`, `results/results.json` and `results/time_vs_leaves.png` (report.py).
+(worker.py, adapters in peers.py; Hydra's in the side venv `.venv-hydra` of hydra_trees.py,
+since hydra-core pins omegaconf below the dev pin) with a per-cell timeout, checks that every
+system produced the same data as compose, times whole-process cold starts (coldstart.py),
+measures interpolation per reference against a plain dict lookup chain, counts instructions with
+callgrind where it can (counted.py), profiles compose on the largest workloads, and writes
+`results/RESULTS.md`, `results/results.json` and `results/time_vs_leaves.png` (report.py).
 
 `--quick` (for CI) runs tiny workloads once each on every installed system, writes its report
 to a temporary directory, and exits 1 if an adapter crashes or disagrees with compose.
@@ -141,9 +142,12 @@ def cell_spec(cell: Cell, workdir: Path, memory: bool, plan: Plan) -> dict[str, 
     }
 
 
-def run_worker(specs: list[dict[str, Any]], timeout: float) -> dict[str, dict[str, Any]]:
-    """Cell id -> record; cells not reported before the timeout are missing."""
-    command = [sys.executable, str(WORKER), json.dumps({"cells": specs})]
+def run_worker(
+    specs: list[dict[str, Any]], timeout: float, python: str = sys.executable
+) -> dict[str, dict[str, Any]]:
+    """Cell id -> record; cells not reported before the timeout are missing. `python` runs the
+    worker: a system's own (`peers.System.python`: the side venv's for Hydra)."""
+    command = [python, str(WORKER), json.dumps({"cells": specs})]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, check=False, cwd=HERE
@@ -209,7 +213,7 @@ def run_cells_full(cells: list[Cell], workdir: Path, plan: Plan) -> None:
             continue
         spec = cell_spec(cell, workdir, wants_memory(cell), plan)
         started = time.perf_counter()
-        records = run_worker([spec], backstop(plan))
+        records = run_worker([spec], backstop(plan), peers.system(cell.system).python())
         apply_record(cell, records.get(cell.id) or records.get("__stderr__"), plan.timeout_s)
         if cell.status == "timeout":
             failed.append(cell)
@@ -232,7 +236,7 @@ def run_cells_quick(cells: list[Cell], workdir: Path, plan: Plan) -> None:
 
 def _run_group(system: str, group: list[Cell], workdir: Path, plan: Plan) -> None:
     specs = [cell_spec(cell, workdir, wants_memory(cell), plan) for cell in group]
-    records = run_worker(specs, backstop(plan))
+    records = run_worker(specs, backstop(plan), peers.system(system).python())
     for cell in group:
         apply_record(cell, records.get(cell.id) or records.get("__stderr__"), plan.timeout_s)
     print(f"{system}: " + ", ".join(f"{c.workload.name} {c.status}" for c in group), flush=True)

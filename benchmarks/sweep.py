@@ -1,9 +1,10 @@
 """A 1,000-point sweep over the example rl app: compose against Hydra's multirun, side by side.
 
-    .venv-bench/bin/python benchmarks/sweep.py [--points-per-axis 10] [--rounds 5] [--out DIR]
+    .venv/bin/python benchmarks/sweep.py [--points-per-axis 10] [--rounds 5] [--out DIR]
 
-(`.venv-bench`: `python3 -m venv .venv-bench && .venv-bench/bin/pip install -e '.[bench]'
--e examples/rl-app`, so that Hydra's omegaconf stays out of the dev environment.)
+In the README's environment (the example app installed). Hydra's part runs in the side venv
+`.venv-hydra` of `hydra_trees.py` (made there when missing), in a process of its own: hydra-core
+pins omegaconf below the dev environment's pin.
 
 The sweep: `examples/reverse_text/rl.toml` with three axes of N values each (learning rate,
 max_steps, LoRA rank): N**3 points, 1,000 by default. Measured, each the best of `--rounds`:
@@ -27,21 +28,22 @@ import json
 import platform
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tomli
 import yaml
-from hydra import compose as hydra_compose
-from hydra import initialize_config_dir
-from rl_app.cli import CONF
-from rl_app.config import RLConfig
+from hydra_trees import SIDE_VENV, side_python
 
 import compose
+
+if TYPE_CHECKING:
+    from rl_app.config import RLConfig
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "reverse_text" / "rl.toml"
@@ -67,24 +69,27 @@ def best(rounds: int, run: Callable[[], Any]) -> tuple[float, list[float]]:
     return min(times), times
 
 
-def compose_sweep(n: int) -> compose.Sweep[RLConfig]:
+def compose_sweep(n: int, directory: Path | None = None) -> compose.Sweep[RLConfig]:
+    """Every point composed and validated, each with its own output_dir (compose refuses
+    points that would write over each other's); `directory`: where `write_sweep` writes."""
+    # the dev environment's example app: the side venv, where Hydra's part runs, has none
+    from rl_app.cli import CONF  # noqa: PLC0415
+    from rl_app.config import RLConfig  # noqa: PLC0415
+
     return compose.sweep(
-        RLConfig, ["@", str(EXAMPLE)], axes=axes(n), search_path=[CONF], prog="rl", name="bench"
-    )
-
-
-def compose_and_write(n: int, where: Path) -> None:
-    made = compose.sweep(
         RLConfig,
         ["@", str(EXAMPLE)],
         axes=axes(n),
         search_path=[CONF],
         prog="rl",
         name="bench",
-        directory=where,
+        directory=directory,
         output="output_dir",
     )
-    compose.write_sweep(made)
+
+
+def compose_and_write(n: int, where: Path) -> None:
+    compose.write_sweep(compose_sweep(n, where))
 
 
 def hydra_jobs(n: int) -> list[list[str]]:
@@ -97,6 +102,9 @@ def hydra_jobs(n: int) -> list[list[str]]:
 
 
 def hydra_multirun_compose(config_dir: Path, jobs: list[list[str]]) -> Callable[[], None]:
+    from hydra import compose as hydra_compose  # noqa: PLC0415  # the side venv only
+    from hydra import initialize_config_dir  # noqa: PLC0415  # the side venv only
+
     def run() -> None:
         with initialize_config_dir(config_dir=str(config_dir), version_base=None):
             for overrides in jobs:
@@ -113,14 +121,38 @@ def yaml_tree(where: Path) -> Path:
     return where
 
 
+def hydra_child(config_dir: Path, n: int, rounds: int) -> dict[str, Any]:
+    """Hydra's part, in the side venv: the best of `rounds` multiruns, every round, its version."""
+    jobs = hydra_jobs(n)
+    run_hydra = hydra_multirun_compose(config_dir, jobs)
+    hydra_multirun_compose(config_dir, jobs[:2])()  # the same first-use costs
+    hydra_s, hydra_all = best(rounds, run_hydra)
+    return {"best_s": hydra_s, "times": hydra_all, "version": _version("hydra-core")}
+
+
+def hydra_side(config_dir: Path, n: int, rounds: int) -> dict[str, Any]:
+    """`hydra_child` run in the side venv's python, made where missing."""
+    command = [str(side_python()), str(Path(__file__).resolve()), "--child", str(config_dir)]
+    command += ["--points-per-axis", str(n), "--hydra-rounds", str(rounds)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"Hydra's part failed in {SIDE_VENV}:\n{done.stderr[-3000:]}")
+    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points-per-axis", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--hydra-rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # in the side venv
     args = parser.parse_args()
     n = args.points_per_axis
+    if args.child:
+        print(json.dumps(hydra_child(args.child, n, args.hydra_rounds)))
+        return
     points = n**3
     compose_sweep(2)  # imports and first-use caches, as any process pays them once
     made = compose_sweep(n)
@@ -135,10 +167,8 @@ def main() -> None:
             shutil.rmtree(where)
 
         written_s, written_all = best(args.rounds, write_once)
-        jobs = hydra_jobs(n)
-        run_hydra = hydra_multirun_compose(yaml_tree(base / "conf"), jobs)
-        hydra_multirun_compose(base / "conf", jobs[:2])()  # the same first-use costs
-        hydra_s, hydra_all = best(args.hydra_rounds, run_hydra)
+        hydra = hydra_side(yaml_tree(base / "conf"), n, args.hydra_rounds)
+    hydra_s, hydra_all = hydra["best_s"], hydra["times"]
     result = {
         "points": points,
         "compose_sweep_s": composed_s,
@@ -153,7 +183,7 @@ def main() -> None:
             "hydra": statistics.median(hydra_all),
         },
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
-        "versions": {"compose": _version("compose-config"), "hydra": _version("hydra-core")},
+        "versions": {"compose": _version("compose-config"), "hydra": hydra["version"]},
     }
     text = report(result)
     print(text, end="")
