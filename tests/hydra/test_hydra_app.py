@@ -566,3 +566,30 @@ def test_a_record_is_replaced_where_the_overrides_name_its_directory(
         write_run_record("runs/a", changed, ["lr=0.2"], prog="app", hydra=spec)
     write_run_record("runs/a", changed, ["lr=0.2", named], prog="app", hydra=spec)
     assert json.loads(Path("runs/a/run.json").read_text())["argv"] == ["lr=0.2", named]
+
+
+def test_a_rerun_built_on_the_resolved_config_writes_a_record_the_app_reruns(
+    tree: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tree changed since the run: `--from-run POINT` builds on the point's resolved config
+    (`@ POINT/configs/app.toml`, compose's own command line, which a Hydra app takes too), and
+    the record of that rerun says so; the app's `--from-run` on that record composes the same
+    config again, from the same resolved config."""
+    point = _point(tree, tmp_path, capsys)
+    write("conf/db/postgresql.yaml", "driver: postgresql\nport: 6543\n")
+    argv = ["--from-run", str(point)]
+    code, _, err, config = _run(argv, capsys, tree)
+    assert code == 0
+    assert "conf/db/postgresql.yaml changed since the run; building on" in err
+    assert config is not None
+    path = write_run_record("again", config, argv, prog="app", hydra=tree)
+    record = json.loads(path.read_text())
+    assert record["argv"] == ["@", str(point / "configs" / "app.toml")]
+    code, _, err, again = _run(["--from-run", "again"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert again is not None
+    assert fingerprint(again) == record["fingerprint"] == fingerprint(config)
+    assert (again.db.port, again.trainer.lr) == (5432, 0.5)  # what ran, not the file now
+    code, out, err, _ = _run(["--from-run", "again", "trainer.lr=1"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert f"the run was built on @ {point}/configs/app.toml: Hydra's overrides apply to a" in err
