@@ -1552,7 +1552,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         message=(
             "--sweep-name = '../elsewhere': a sweep's name is one directory name: up to 255 "
             "letters, digits and _ . = + -, not . or ..; name it with --sweep-name NAME (or name "
-            "in [sweep])"
+            '= "NAME" in [sweep])'
         ),
         key="--sweep-name",
         origin=None,
