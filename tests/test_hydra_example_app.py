@@ -15,6 +15,7 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import MULTIRUN_NAME as STARTED
 from conftest import run_command, wait_until
 
 from compose import compose_hydra
@@ -22,15 +23,8 @@ from compose import compose_hydra
 APP = Path(__file__).resolve().parents[1] / "examples" / "hydra-app" / "app.py"
 CONF = APP.parent / "conf"
 
-# Each -m without --sweep-name is a new sweep named by its start: $COMPOSE_NOW pins it
-NOW = "2026-12-07T23:50:12"
-STARTED = "2026-12-07_23-50-12"
-SWEEP_DIR = f"runs/{STARTED}"
-
-
-@pytest.fixture(autouse=True)
-def _started(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COMPOSE_NOW", NOW)  # seen by the app's processes too
+SWEEP_DIR = f"runs/{STARTED}"  # each -m without --sweep-name: a new sweep named by its start
+pytestmark = pytest.mark.usefixtures("multirun_started")
 
 
 def app(*argv: str, cwd: Path) -> tuple[int, str, str]:

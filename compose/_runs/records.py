@@ -321,7 +321,7 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
     record["overrides"] = masked_tokens(schema, point.overrides, point.config, **sweep.grammar)
     record["axes"] = masked_axes(schema, point.axes, point.config, sweep.names)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
-    tree = sweep.definition.get("hydra")
+    tree = sweep.hydra
     if tree is not None:  # a Hydra app's job: its argv is overrides of this tree (--from-run)
         record["hydra"] = {key: tree[key] for key in ("config_dir", "config_name", "config_dirs")}
     job = job_record(_job(sweep, point))

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import MULTIRUN_NAME as STARTED
+from conftest import MULTIRUN_NOW as NOW
 from conftest import run_cli_config, run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
@@ -24,17 +26,12 @@ if TYPE_CHECKING:
     from conftest import WriteFile
 
 # Trees written short: a primary without _self_ is warned of, as Hydra does
-pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning"),
+    pytest.mark.usefixtures("multirun_started"),
+]
 
-# Each -m without --sweep-name is a new sweep named by its start: $COMPOSE_NOW pins it
-NOW = "2026-12-07T23:50:12"
-STARTED = "2026-12-07_23-50-12"
-SWEEP_DIR = f"runs/{STARTED}"
-
-
-@pytest.fixture(autouse=True)
-def _started(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COMPOSE_NOW", NOW)  # seen by the app's processes too
+SWEEP_DIR = f"runs/{STARTED}"  # each -m without --sweep-name: a new sweep named by its start
 
 
 class DB(BaseModel):
