@@ -927,7 +927,9 @@ def hydra_sweep(
     """Hydra's multirun (`app -m db=a,b lr=1,2`) as a sweep: each job of Hydra's job list
     (`compose._input.hydra.sweeps.jobs`, in Hydra's order) a point, its overrides the job's,
     after Hydra's own settings (`hydra.*`); the keys swept are its axes. The job count is held
-    to `MAX_POINTS` before any job is composed; the controls are `sweep_with`'s."""
+    to `MAX_POINTS` before any job is composed; the controls are `sweep_with`'s. With no name
+    given, the sweep is named by the instant it starts (`now`, $COMPOSE_NOW, else the clock),
+    which is also its `${now:}`, in a directory that must be new (`Settings`)."""
     from compose._input.hydra.grammar import Quoted, as_text  # noqa: PLC0415  # Hydra trees only
 
     started = knobs.now or run_instant(knobs.environ)
