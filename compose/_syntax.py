@@ -5,7 +5,7 @@ Imported by every stage (readers, merge, interpolation, binding, output), it imp
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 NONE_TEXT = "None"  # TOML has no null: the text "None" means None where a type admits it
 MANDATORY = "???"  # OmegaConf's mandatory value: still unset at the end, an error
@@ -113,6 +113,13 @@ def is_sweep_flag(token: str) -> bool:
     """Whether `token` is a flag of sweep mode: `--sweep`, `--sweep.KEY`, or a control."""
     name = flag_name(token)
     return name == SWEEP_FLAG or name.startswith(SWEEP_FLAG + ".") or name in SWEEP_CONTROLS
+
+
+def is_own_line(tokens: Sequence[str]) -> bool:
+    """Whether a Hydra app's command line (`cli(hydra=)`) is compose's own instead: one that
+    starts with `@` (`@ FILE`: what a sweep's point runs, and a rerun built on a run's resolved
+    config, as their records keep it)."""
+    return list(tokens[:1]) == ["@"]
 
 
 def is_from_run_flag(token: str) -> bool:

@@ -248,6 +248,18 @@ def run_cli_config(
     return code, out, err, config
 
 
+# A Hydra app's -m without --sweep-name is a new sweep named by the time it starts: pinned here
+MULTIRUN_NOW = "2026-12-07T23:50:12"
+MULTIRUN_NAME = "2026-12-07_23-50-12"  # its directory, below runs/
+
+
+@pytest.fixture
+def multirun_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """$COMPOSE_NOW is `MULTIRUN_NOW`, here and in the processes a test starts: a Hydra app's
+    `-m` makes its sweep in `runs/MULTIRUN_NAME`."""
+    monkeypatch.setenv("COMPOSE_NOW", MULTIRUN_NOW)
+
+
 @pytest.fixture
 def config_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every config a Hydra tree's repository reads while the test runs, by its path in the

@@ -148,6 +148,9 @@ class Case:
     """`compose_hydra(DIR, NAME, overrides)` for "DIR:NAME": a Hydra config tree."""
     hydra_schema: type[BaseModel] | None = None
     """`compose_hydra(..., schema=)`: the model a Hydra tree's config is validated against."""
+    hydra_app: str | None = None
+    """With `argv`: the app is a Hydra app, `cli(schema, hydra="DIR:NAME")` (DIR relative to
+    the working directory), and `argv` its Hydra command line."""
 
 
 class HydraTrainer(BaseModel):
@@ -1552,7 +1555,7 @@ ENTRIES: tuple[Part | Case, ...] = (
         message=(
             "--sweep-name = '../elsewhere': a sweep's name is one directory name: up to 255 "
             "letters, digits and _ . = + -, not . or ..; name it with --sweep-name NAME (or name "
-            "in [sweep])"
+            '= "NAME" in [sweep])'
         ),
         key="--sweep-name",
         origin=None,
@@ -1884,6 +1887,49 @@ ENTRIES: tuple[Part | Case, ...] = (
         key=None,
         origin="=sqlite",
         fix="Name the key or group the override sets: `db=sqlite`.",
+    ),
+    Part("A Hydra app's command line (`cli(Schema, hydra=...)`)"),
+    Case(
+        name="hydra-app-resume-without-name",
+        title="`--sweep-resume` on a multirun with no name",
+        did="Ran `-m ... --sweep-resume` to rerun a multirun's failed jobs, without its name.",
+        files={"conf/config.yaml": "trainer:\n  epochs: 1\n"},
+        hydra_app="conf:config",
+        schema=HydraApp,
+        argv=_argv("-m trainer.epochs=1,2 --sweep-resume"),
+        error=ArgvError,
+        message=(
+            "--sweep-resume: resumes a sweep by its name, and without --sweep-name each -m is a "
+            "new sweep (its directory named by the time it starts): there is none to resume; "
+            "name the sweep to resume: --sweep-name NAME, as its run printed it (sweep NAME: N "
+            "points in ...)"
+        ),
+        key="--sweep-resume",
+        origin=None,
+        fix="Give the name the multirun printed: `-m ... --sweep-name 2026-12-07_23-50-12 "
+        "--sweep-resume`.",
+    ),
+    Case(
+        name="hydra-app-overrides-on-a-resolved-config",
+        title="Overrides on a rerun that has no tree to override",
+        did="Gave `--from-run DIR` overrides where the run is composed from its resolved config.",
+        files={
+            "conf/config.yaml": "trainer:\n  epochs: 1\n",
+            "again/run.json": '{"format": 1, "prog": "app", "argv": ["@", "old/configs/app.toml"]}',
+        },
+        hydra_app="conf:config",
+        schema=HydraApp,
+        argv=_argv("--from-run again trainer.epochs=3"),
+        error=ArgvError,
+        message=(
+            "--from-run = 'again': the run was built on @ old/configs/app.toml: Hydra's "
+            "overrides apply to a tree, not to a run's resolved config; rerun it without "
+            "overrides (its resolved config), or rerun a run of the tree as it is"
+        ),
+        key="--from-run",
+        origin=None,
+        fix="Rerun it as it ran (`--from-run again`); to change it, run the tree with the "
+        "overrides.",
     ),
 )
 

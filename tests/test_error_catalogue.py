@@ -83,6 +83,8 @@ def run(case: Case) -> ComposeError:
                 run_command(list(case.command))
             elif case.flat is not None:
                 from_flat(case.schema, case.flat, list(case.argv or ()))
+            elif case.hydra_app is not None:
+                cli(case.schema, args=list(case.argv or ()), prog=PROG, hydra=app_tree(case))
             elif case.argv is not None and asks_sweep(case.argv):
                 run_sweep(case.schema, list(case.argv), PROG, NO_OPTIONS)
             elif case.argv is not None and asks_from_run(case.argv):
@@ -94,6 +96,12 @@ def run(case: Case) -> ComposeError:
         except ComposeError as error:
             return error
     raise AssertionError(f"{case.name}: no error raised")
+
+
+def app_tree(case: Case) -> str | None:
+    """A Hydra app's `hydra="DIR:NAME"`, DIR from the working directory (a relative one is
+    the calling file's, which is this one)."""
+    return None if case.hydra_app is None else os.path.join(os.getcwd(), case.hydra_app)
 
 
 def _check_error(paths: list[str]) -> ComposeError:
@@ -146,7 +154,7 @@ def test_an_entrypoint_prints_the_same_message(
     assert case.argv is not None
     with warnings.catch_warnings(), pytest.raises(SystemExit) as exit_info:
         warnings.simplefilter("ignore")
-        cli(case.schema, list(case.argv), prog=PROG)
+        cli(case.schema, list(case.argv), prog=PROG, hydra=app_tree(case))
     assert exit_info.value.code == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -259,8 +267,9 @@ Every mistake below is one class of bad input, with the exact message `compose` 
 (each is a test). An entrypoint (`{PROG}` here, a program that calls `cli(RLConfig)` with the
 prime-rl-shaped `RLConfig` of `tests/schemas.py`) prints the message after `error: ` and exits
 with status 2; `parse` and `compose` raise it as the `ComposeError` subclass named; the
-`compose check` entries show what that command prints of its mapping, and the Hydra entries
-what `compose_hydra` raises for a Hydra config tree. How to read a
+`compose check` entries show what that command prints of its mapping, the Hydra entries
+what `compose_hydra` raises for a Hydra config tree, and the Hydra app entries what an app of
+`cli(Schema, hydra="DIR:NAME")` prints for its command line. How to read a
 message (`KEY = VALUE (from ORIGIN): WHAT IS WRONG; HINT`) is explained in
 [4. Errors and origins](04-errors.md). Paths in messages are the working directory, shown here
 as `{SHOWN_CWD}`.
@@ -327,9 +336,12 @@ def _render_case(index: int, case: Case) -> str:
         call = f"from_flat({case.schema.__name__}, {dict(case.flat)!r}, {list(case.argv or ())!r})"
         lines += ["```text", f">>> {call}", f"{case.error.__name__}: {message}", "```", ""]
     elif case.argv is not None:
+        if case.hydra_app is not None:
+            call = f'cli({case.schema.__name__}, hydra="{case.hydra_app}")'
+            lines += [f"`{PROG}` is a Hydra app here: `{call}`.", ""]
         command = shlex.join([PROG, *case.argv])
         lines += ["```text", f"$ {command}", f"error: {message}", "```", ""]
-        if asks_sweep(case.argv) or asks_from_run(case.argv):
+        if asks_sweep(case.argv) or asks_from_run(case.argv) or case.hydra_app is not None:
             lines += ["Nothing is written or submitted.", ""]
         else:
             lines += [f"`parse` raises `{case.error.__name__}`.", ""]

@@ -15,12 +15,16 @@ import types
 from pathlib import Path
 
 import pytest
+from conftest import MULTIRUN_NAME as STARTED
 from conftest import run_command, wait_until
 
 from compose import compose_hydra
 
 APP = Path(__file__).resolve().parents[1] / "examples" / "hydra-app" / "app.py"
 CONF = APP.parent / "conf"
+
+SWEEP_DIR = f"runs/{STARTED}"  # each -m without --sweep-name: a new sweep named by its start
+pytestmark = pytest.mark.usefixtures("multirun_started")
 
 
 def app(*argv: str, cwd: Path) -> tuple[int, str, str]:
@@ -84,7 +88,7 @@ def test_multirun_is_a_sweep_in_hydra_order_each_point_composed_again_from_its_r
     lines = out.splitlines()
     assert (
         lines[0]
-        == "sweep sweep: 4 points in runs/sweep (dry run: records written, nothing submitted)"
+        == f"sweep {STARTED}: 4 points in {SWEEP_DIR} (dry run: records written, nothing submitted)"
     )
     assert [line.split()[2:4] for line in lines[2:]] == [  # the last axis varies fastest
         ["small", "adam"],
@@ -92,7 +96,7 @@ def test_multirun_is_a_sweep_in_hydra_order_each_point_composed_again_from_its_r
         ["large", "adam"],
         ["large", "sgd"],
     ]
-    manifest = (tmp_path / "runs" / "sweep" / "manifest.jsonl").read_text().splitlines()
+    manifest = (tmp_path / SWEEP_DIR / "manifest.jsonl").read_text().splitlines()
     point = Path(json.loads(manifest[2])["directory"])
     record = json.loads((point / "run.json").read_text())
     assert record["argv"] == ["model=large", "optimizer=adam", "db=postgresql"]
@@ -110,8 +114,8 @@ def test_multirun_is_a_sweep_in_hydra_order_each_point_composed_again_from_its_r
 def test_multirun_jobs_run_with_the_local_executor(tmp_path: Path) -> None:
     code, out, err = app("-m", "model=small,large", "--sweep-executor", "local", cwd=tmp_path)
     assert (code, err) == (0, ""), err
-    assert out.startswith("sweep sweep: 2 points in runs/sweep (executor local)\n")
-    manifest = (tmp_path / "runs" / "sweep" / "manifest.jsonl").read_text().splitlines()
+    assert out.startswith(f"sweep {STARTED}: 2 points in {SWEEP_DIR} (executor local)\n")
+    manifest = (tmp_path / SWEEP_DIR / "manifest.jsonl").read_text().splitlines()
     points = [Path(json.loads(line)["directory"]) for line in manifest]
 
     def ended() -> bool:

@@ -24,7 +24,7 @@ from compose._input.argv import HelpItem, program_name, split_argv
 from compose._input.options import Options, Resolvers, options
 from compose._input.search import Dirs, as_search_path
 from compose._shortcuts import SHORTCUTS
-from compose._syntax import COMPLETE_VARIABLE, is_from_run_flag, is_sweep_flag
+from compose._syntax import COMPLETE_VARIABLE, is_from_run_flag, is_own_line, is_sweep_flag
 from compose._warn import held
 from compose.errors import ComposeError, HelpRequested, counted, printable
 
@@ -303,7 +303,7 @@ def _parse(
     """`compose.parse`, with a bare help request answered as it would answer it; with
     `hydra` (`cli(hydra=)`, and the app's file), Hydra's command line, unless it starts with
     `@` (compose's own: a sweep point's job, its recorded config)."""
-    if hydra is not None and args[:1] != ["@"]:
+    if hydra is not None and not is_own_line(args):
         from compose._cli.hydra_app import parse_hydra  # noqa: PLC0415  # Hydra apps only
         from compose._runs.hydra_line import app_tree  # noqa: PLC0415  # Hydra apps only
 

@@ -6,7 +6,10 @@
     app --config-name NAME (-cn)                   the primary config
     app --config-dir DIR (-cd)                     one more directory configs are found in
                                                    (relative to the working directory)
-    app -m db=a,b lr=range(3) [--sweep-dir DIR]... multirun: Hydra's job list as a sweep
+    app -m db=a,b lr=range(3) [--sweep-dir DIR]... multirun: Hydra's job list as a sweep, in
+                                                   a new directory named by its start
+                                                   (runs/2026-12-07_23-50-12) unless
+                                                   --sweep-name names it
     app --from-run DIR [OVERRIDE ...]              a run (a multirun's job) composed again from
                                                    its record, with more overrides after its own
     app --help (-h)                                the schema's help, the tree's values, and

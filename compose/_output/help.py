@@ -178,7 +178,11 @@ def hydra_section() -> Section:
         ("--config-path", "DIR", "(or -cp) the config directory, relative to the app's file"),
         ("--config-name", "NAME", "(or -cn) the primary config, NAME.yaml"),
         ("--config-dir", "DIR", "(or -cd) one more directory the configs are found in"),
-        (SWEEP_CONTROLS[0], "NAME", "with -m: the sweep's directory name (default: sweep)"),
+        (
+            SWEEP_CONTROLS[0],
+            "NAME",
+            "with -m: the sweep's directory name (default: a new one, named by its start)",
+        ),
         *_control_rows("with -m: "),
         (FROM_RUN_FLAG, "DIR", "the run DIR records (a job of -m) again; overrides after it"),
         (long_help, "", f"this help (or {short_help})"),

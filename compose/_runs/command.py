@@ -8,7 +8,8 @@ say what was done as a table of points. `cli()` prints it and exits 0; any bad i
 
     --sweep @ FILE          a sweep file (several: their points' product)
     --sweep.KEY V1 V2 ...   a product axis; one '{range = [0, 3]}' token is a generator
-    --sweep-name NAME       the sweep's directory name (default: the file's stem, or "sweep")
+    --sweep-name NAME       the sweep's directory name (default: the file's stem, or "sweep";
+                            a Hydra app's -m: the time it started, a new directory each time)
     --sweep-dir DIR         where it goes (default: runs)
     --sweep-output KEY      the key set to each point's own directory (`output_dir`)
     --sweep-executor NAME   none, local, submitit, sbatch, ray (default: none)
@@ -29,9 +30,22 @@ from compose._input.argv import FileItem, HelpItem, ValueItem, item_spans
 from compose._input.options import Options
 from compose._runs.define import cli_text
 from compose._runs.masked import axes_masker
-from compose._runs.records import open_sweep_executor, submit_sweep, sweep_lock, write_records
+from compose._runs.records import (
+    claim_new,
+    open_sweep_executor,
+    submit_sweep,
+    sweep_lock,
+    write_records,
+)
 from compose._runs.status import PointState, skipped_lines
-from compose._runs.sweep import Progress, Sweep, control_text, hydra_sweep, sweep_with
+from compose._runs.sweep import (
+    CONTROL_FLAGS,
+    Progress,
+    Sweep,
+    control_text,
+    hydra_sweep,
+    sweep_with,
+)
 from compose._runs.view import table_lines
 from compose._syntax import SWEEP_DRY_RUN, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
@@ -40,13 +54,9 @@ from compose.errors import ArgvError, counted, integer_too_long, nested_too_deep
 
 SWEEP = "sweep"
 DRY_RUN = SWEEP_DRY_RUN
-_ONE_VALUE = {
-    "--sweep-name": "name",
-    "--sweep-dir": "dir",
-    "--sweep-output": "output",
-    "--sweep-executor": "executor",
-}
-_SWITCHES = {"--sweep-resume", DRY_RUN}
+_ONE_VALUE = {flag: control for control, flag in CONTROL_FLAGS.items()}
+RESUME = "--sweep-resume"
+_SWITCHES = {RESUME, DRY_RUN}
 
 
 def asks_sweep(tokens: Sequence[str]) -> bool:
@@ -160,6 +170,14 @@ def run_hydra_sweep(
     the sweep controls given (`--sweep-dir DIR`, `--sweep-executor local`, `--dry-run`...):
     the text to print."""
     args = _SweepArgs(list(controls))
+    if RESUME in args.switches and "name" not in args.controls:
+        raise ArgvError(
+            "resumes a sweep by its name, and without --sweep-name each -m is a new sweep (its "
+            "directory named by the time it starts): there is none to resume",
+            key=RESUME,
+            hint="name the sweep to resume: --sweep-name NAME, as its run printed it (sweep "
+            "NAME: N points in ...)",
+        )
     made = hydra_sweep(
         schema, call, knobs, prog, args.controls, given_origins=args.origins, progress=progress
     )
@@ -175,8 +193,10 @@ def run_made(
     dry = DRY_RUN in switches
     if not dry:
         executor.ready()  # a cluster that cannot take the jobs: nothing written, nothing submitted
+    if made.fresh:  # named by its start: its directory is its own, or nothing is written
+        claim_new(made.directory)
     with sweep_lock(made.directory):  # one sweep writes and submits here at a time
-        resume = "--sweep-resume" in switches
+        resume = RESUME in switches
         written = write_records(made, resume=resume, progress=progress)
         points = written.todo
         job_ids = [""] * len(points) if dry else submit_sweep(made, points, executor)

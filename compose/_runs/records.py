@@ -187,6 +187,26 @@ def _refuse_foreign(directory: Path) -> None:
         )
 
 
+def claim_new(directory: Path) -> None:
+    """Make the directory of a sweep that must be new (`Sweep.fresh`: a Hydra multirun named
+    by its start). One made since it was named (another sweep started that second) is
+    refused, never shared; nothing is written."""
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        directory.mkdir()
+    except FileExistsError:
+        raise ComposeError(
+            "was made by another sweep since this one took its name (both started that "
+            "second): a sweep named by its start writes only in a directory of its own",
+            origin=str(directory),
+            hint="run it again: it takes the next free name",
+        ) from None
+    except OSError as error:
+        raise OutputError(
+            f"cannot make the sweep's directory: {error.strerror or error}", origin=str(directory)
+        ) from None
+
+
 def jobs_of(sweep: Sweep[Any], points: Sequence[Point[Any]]) -> list[Job]:
     """The jobs that run `points`: each its command, `@` its resolved config."""
     return [_job(sweep, point) for point in points]
@@ -213,7 +233,7 @@ def open_sweep_executor(sweep: Sweep[Any]) -> Executor:
     command, is bad input (nothing is written yet)."""
     where = sweep.control_at
     executor = open_executor(sweep.executor, sweep.executor_options, str(sweep.directory), where)
-    check_command(executor, sweep.command, sweep.cwd, where)
+    check_command(executor, sweep.command, sweep.cwd, where, settable=sweep.hydra is None)
     return executor
 
 
@@ -301,7 +321,7 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
     record["overrides"] = masked_tokens(schema, point.overrides, point.config, **sweep.grammar)
     record["axes"] = masked_axes(schema, point.axes, point.config, sweep.names)
     record["sweep"] = {"name": sweep.name, "index": point.index, "directory": str(sweep.directory)}
-    tree = sweep.definition.get("hydra")
+    tree = sweep.hydra
     if tree is not None:  # a Hydra app's job: its argv is overrides of this tree (--from-run)
         record["hydra"] = {key: tree[key] for key in ("config_dir", "config_name", "config_dirs")}
     job = job_record(_job(sweep, point))
@@ -314,12 +334,20 @@ def _write_point(sweep: Sweep[Any], point: Point[Any], made_with: Mapping[str, A
 
 
 def _changed(sweep: Sweep[Any], previous: Mapping[str, Any], resume: bool) -> ComposeError:
+    """A sweep whose directory (named by the user) holds another definition: said in the
+    grammar of the command line that made it (a Hydra app's has overrides, no sweep file)."""
     differs = [key for key, value in sweep.definition.items() if previous.get(key) != value]
     what = ", ".join(differs) or "its hash"
     if resume:
         message = f"the sweep changed since it was started ({what} differ): it cannot be resumed"
-        hint = "resume it with the same files and flags, or give a new --sweep-name"
+        given = "files" if sweep.hydra is None else "overrides"
+        hint = f"resume it with the same {given} and flags, or give a new --sweep-name"
     else:
         message = f"holds another sweep ({what} differ)"
         hint = "give this one a new --sweep-name (or --sweep-dir), or remove the directory"
+        if sweep.hydra is not None:  # its own name: a multirun named by its start is new
+            hint = (
+                "leave out --sweep-name (each -m then gets a new directory), give another, "
+                "or remove the directory"
+            )
     return ComposeError(message, origin=str(sweep.directory / SWEEP_FILE), hint=hint)

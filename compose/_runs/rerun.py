@@ -55,6 +55,7 @@ from compose._syntax import (
     FROM_RUN_FLAG,
     SECRET_MASK,
     is_from_run_flag,
+    is_own_line,
     is_sweep_flag,
     kebab_case,
     snake_key,
@@ -153,25 +154,20 @@ def rerun(
             f"is a run of {record['prog']}, not of {prog}", key=FROM_RUN_FLAG, value=str(directory)
         )
     tree = _hydra_tree(record, path) if hydra else None
-    argv = _single_hydra_run(record["argv"], path) if hydra else _single_run(record["argv"], path)
+    own = tree is None  # compose's own command line (a Hydra app's `@ FILE` too)
+    argv = _single_run(record["argv"], path) if own else _single_hydra_run(record["argv"], path)
     now = recorded_now(record, path)
     environ = _environment(record, path, knobs)
     output = _text(record.get("output"))
     recorded = (output, _text(record.get("fingerprint")))
     problem = _changed_source(record.get("sources") or {})
-    masked = [text for text in argv if SECRET_MASK in text] if hydra else _masked_flags(argv)
+    masked = _masked_flags(argv) if own else [text for text in argv if SECRET_MASK in text]
     if problem is None and masked:
         problem = f"its argv holds the secret of {', '.join(masked)}, which run.json keeps masked"
+    if hydra and rest and (own or problem is not None):
+        raise _no_tree_to_override(problem or f"the run was built on {' '.join(argv)}", directory)
     if problem is None:
         return Rerun(directory, tuple(argv), tuple(rest), now, environ, *recorded, tree)
-    if hydra and rest:
-        raise ArgvError(
-            f"{problem}: Hydra's overrides apply to the tree the run composed, not to its "
-            "resolved config",
-            key=FROM_RUN_FLAG,
-            value=str(directory),
-            hint="rerun it without overrides (its recorded resolved config), or restore the tree",
-        )
     resolved = directory / str(record.get("config") or config_file(Path(), prog))
     if not resolved.is_file():
         raise ArgvError(
@@ -187,6 +183,18 @@ def rerun(
         stacklevel=2,
     )
     return Rerun(directory, ("@", str(resolved)), tuple(rest), now, environ, *recorded)
+
+
+def _no_tree_to_override(why: str, directory: Path) -> ArgvError:
+    """A Hydra app's `--from-run DIR OVERRIDE...` where the run is composed from a resolved
+    config (the tree changed since, or the run was built on one): no tree to override."""
+    return ArgvError(
+        f"{why}: Hydra's overrides apply to a tree, not to a run's resolved config",
+        key=FROM_RUN_FLAG,
+        value=str(directory),
+        hint="rerun it without overrides (its resolved config), or rerun a run of the tree "
+        "as it is",
+    )
 
 
 def _text(value: Any) -> str | None:
@@ -236,10 +244,14 @@ def _single_run(argv: list[str], path: Path) -> list[str]:
     return argv
 
 
-def _hydra_tree(record: Mapping[str, Any], path: Path) -> dict[str, Any]:
+def _hydra_tree(record: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
     """The tree a Hydra app's run composed (run.json's `hydra`), checked: one error naming
-    run.json for a record of another kind of run, or a damaged one."""
+    run.json for a record of another kind of run, or a damaged one. None for a run of
+    compose's own `@ FILE`, which a Hydra app takes too (a rerun built on a resolved config
+    keeps it so)."""
     tree = record.get("hydra")
+    if tree is None and is_own_line(record["argv"]):
+        return None
     if tree is None:
         raise ComposeError(
             "is the record of a run of compose's own command line, not of a Hydra app's",
@@ -618,7 +630,7 @@ def write_run_record(
         return path
     knobs = options(search_path=search_path, env_prefix=env_prefix, environ=environ, now=now)
     app = None
-    if hydra is not None and list(argv[:1]) != ["@"]:  # `@ FILE` is compose's own, as in cli
+    if hydra is not None and not is_own_line(argv):  # `@ FILE` is compose's own, as in cli
         app = (hydra, sys._getframe(1).f_globals.get("__file__"))
     record = describe_run(config, argv, prog, knobs, Path(directory), hydra=app)
     previous = _previous_record(path)

@@ -59,7 +59,15 @@ M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
 
 CONTROLS = ("name", "dir", "output", "command", "executor")
+# control -> the flag that gives it (`command` has none: a sweep file's `[sweep]` gives it)
+CONTROL_FLAGS = {
+    "name": "--sweep-name",
+    "dir": "--sweep-dir",
+    "output": "--sweep-output",
+    "executor": "--sweep-executor",
+}
 DEFAULT_DIR = "runs"
+STARTED_NAME = "%Y-%m-%d_%H-%M-%S"  # a Hydra multirun's directory, named by its start
 SWEEP_FILE = "sweep.json"  # in the sweep's directory: its definition, hash and instant
 NAME_CHARS = 12  # of the fingerprint's hex: a point directory's name
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.=+-]*")
@@ -128,18 +136,27 @@ class Sweep(Generic[M]):
     """The instant every point's `${now:}` gave: one for the whole sweep, kept in sweep.json."""
     control_origins: Mapping[str, Where] = field(default_factory=dict, repr=False, compare=False)
     """Control (`executor`) -> where the sweep file that set it says its keys are (`Where`)."""
+    fresh: bool = False
+    """Its directory must be new: a Hydra multirun named by its start, never written into
+    another sweep's (`Settings.fresh`)."""
+
+    @property
+    def hydra(self) -> Mapping[str, Any] | None:
+        """A Hydra multirun's tree (sweep.json's `hydra`: its directory, name, groups); None
+        for compose's own sweep mode."""
+        tree: Mapping[str, Any] | None = self.definition.get("hydra")
+        return tree
 
     @property
     def names(self) -> frozenset[str]:
         """The axis keys that take names, not values (a Hydra multirun's config groups)."""
-        hydra = self.definition.get("hydra")
-        return frozenset(hydra["groups"]) if hydra is not None else frozenset()
+        return frozenset(self.hydra["groups"]) if self.hydra is not None else frozenset()
 
     @property
     def grammar(self) -> dict[str, Any]:
         """How the points' command lines read (`masked_tokens`'s keywords): compose's own
         grammar, or Hydra's overrides (a multirun's jobs), its groups' choices being names."""
-        if self.definition.get("hydra") is None:
+        if self.hydra is None:
             return {}
         return {"hydra": True, "names": self.names}
 
@@ -303,7 +320,7 @@ def materialize(
     at_instant = knobs.but(now=instant)
     composed = _compose_points(schema, grammar, base, jobs, settings, at_instant, progress)
     base_origins = grammar.base_origins(at_instant)
-    _check_output_dirs(composed, settings.output, base_origins)
+    _check_output_dirs(composed, settings, base_origins)
     return Sweep(
         name=settings.name,
         directory=settings.directory,
@@ -322,6 +339,7 @@ def materialize(
         now=instant,
         control_origins=dict(wheres),
         knobs=at_instant,
+        fresh=settings.fresh,
     )
 
 
@@ -343,13 +361,16 @@ def _take_given(
 
 
 def controls_given(
-    given: Mapping[str, Any] | None, given_origins: Mapping[str, str] | None, prog: str | None
+    given: Mapping[str, Any] | None,
+    given_origins: Mapping[str, str] | None,
+    prog: str | None,
+    started: datetime.datetime,
 ) -> tuple[Settings, dict[str, Where]]:
-    """The settings of a sweep made without sweep files (Hydra's multirun): the controls
-    given as flags, and where each was given."""
+    """The settings of a sweep made without sweep files (Hydra's multirun, `started` at that
+    instant): the controls given as flags, and where each was given."""
     read = _SweepFiles()
     _take_given(read, given, given_origins)
-    return Settings(read.controls, read.origins, prog), read.wheres
+    return Settings(read.controls, read.origins, prog, multirun_at=started), read.wheres
 
 
 def _given_as(flag: str) -> Where:
@@ -447,15 +468,28 @@ def control_text(value: Any, key: str, origin: str | None) -> str:
 
 
 class Settings:
-    """The controls of a sweep, with their defaults, checked, and where each was given."""
+    """The controls of a sweep, with their defaults, checked, and where each was given.
+
+    `multirun_at`: a Hydra app's multirun, started at that instant. No sweep file gives its
+    controls (its flags do, and errors say only those), and with no name given, its start
+    names it, in a directory of its own (`fresh`): each `-m` is a sweep of its own, as
+    Hydra's each is, never one written over another."""
 
     def __init__(
-        self, controls: Mapping[str, Any], origins: Mapping[str, str | None], prog: str | None
+        self,
+        controls: Mapping[str, Any],
+        origins: Mapping[str, str | None],
+        prog: str | None,
+        *,
+        multirun_at: datetime.datetime | None = None,
     ) -> None:
         self.prog = prog or program_name()
         self.origins = origins
-        self.name = self._name(controls)
-        self.directory = self._directory(controls.get("dir"))
+        self.files = multirun_at is None  # whether sweep files' `[sweep]` give controls too
+        parent = self._parent(controls.get("dir"))
+        self.fresh = multirun_at is not None and "name" not in controls
+        self.name = self._name(controls, parent, multirun_at)
+        self.directory = self._directory(parent)
         output = controls.get("output")
         self.output = None
         if output is not None:
@@ -472,11 +506,26 @@ class Settings:
             return origin, None
         return f"sweep.{control}", origin
 
-    def _name(self, controls: Mapping[str, Any]) -> str:
-        """One path segment: a name that leaves the sweep's directory (`..`, `a/b`) is none."""
+    def how_to_give(self, control: str, value: str) -> str:
+        """How the user gives `control` (`output`) the `value`, as a hint says it: its flag,
+        and its key in `[sweep]` where sweep files give controls (a Hydra app's multirun has
+        no sweep file)."""
+        flag = f"{CONTROL_FLAGS[control]} {value}"
+        if not self.files:
+            return flag
+        return f"{flag} (or {control} = {json.dumps(value)} in [sweep])"
+
+    def _name(
+        self, controls: Mapping[str, Any], parent: Path, multirun_at: datetime.datetime | None
+    ) -> str:
+        """One path segment: a name that leaves the sweep's directory (`..`, `a/b`) is none.
+        The name given, else a Hydra multirun's start (`started_name`), else the first sweep
+        file's stem, else `sweep`."""
         if "name" in controls:
             key, origin = self._at("name")
             name = control_text(controls["name"], key, origin)
+        elif multirun_at is not None:
+            return started_name(parent, multirun_at)
         else:  # the first sweep file's stem
             key, origin = "sweep.name", self.origins.get("_stem")
             name = str(controls.get("_stem") or "sweep")
@@ -487,15 +536,18 @@ class Settings:
                 key=key,
                 value=name,
                 origin=origin,
-                hint="name it with --sweep-name NAME (or name in [sweep])",
+                hint=f"name it with {self.how_to_give('name', 'NAME')}",
             )
         return name
 
-    def _directory(self, given: Any) -> Path:
+    def _parent(self, given: Any) -> Path:
+        """DIR, absolute, where the sweep's own directory goes (default: `runs`)."""
+        base = DEFAULT_DIR if given is None else control_text(given, *self._at("dir"))
+        return Path(os.path.abspath(base))
+
+    def _directory(self, parent: Path) -> Path:
         """`DIR/NAME`, absolute. DIR may be any directory; the sweep's own is a child of it,
         also once links are resolved (a `runs/NAME` linked elsewhere would write there)."""
-        base = DEFAULT_DIR if given is None else control_text(given, *self._at("dir"))
-        parent = Path(os.path.abspath(base))
         directory = parent / self.name
         resolved = os.path.realpath(directory)
         if os.path.dirname(resolved) != os.path.realpath(parent):
@@ -534,6 +586,18 @@ class Settings:
             options = {name: value for name, value in executor.items() if name != "name"}
             return control_text(executor.get("name", "none"), f"{key}.name", origin), options
         return control_text(executor, key, origin), {}
+
+
+def started_name(parent: Path, instant: datetime.datetime) -> str:
+    """A name no entry of `parent` has, from `instant` (`2026-12-07_23-50-12`, its own time
+    zone's clock, as Hydra's multirun directories are), with `_1`, `_2`... after it when one
+    started that second is there."""
+    stem = instant.strftime(STARTED_NAME)
+    name, taken = stem, 0
+    while os.path.lexists(parent / name):
+        taken += 1
+        name = f"{stem}_{taken}"
+    return name
 
 
 def _check_keys(schema: type[BaseModel], origins: Mapping[str, str], settings: Settings) -> None:
@@ -697,12 +761,13 @@ def _compose_point(
 
 
 def _check_output_dirs(
-    points: Sequence[Point[Any]], output: str | None, origins: Mapping[str, str]
+    points: Sequence[Point[Any]], settings: Settings, origins: Mapping[str, str]
 ) -> None:
     """No two points share an output directory: the value of a key named as one
     (`is_output_dir_name`: `output_dir`, `trainer.ckpt_out_dir`) that two points' configs
     hold alike is an error, before anything is written or run. The sweep's output key, and
     what is interpolated from it, differs by point; so does a swept directory."""
+    output = settings.output
     holders: dict[tuple[str, str], list[int]] = {}
     for point in points:
         for key, directory in output_dirs(point.config):
@@ -712,7 +777,7 @@ def _check_output_dirs(
         if len(indices) < 2:
             continue
         listed = ", ".join(map(str, indices[:5])) + (", ..." if len(indices) > 5 else "")
-        instead = f"--sweep-output {key} (or output = {json.dumps(key)} in [sweep])"
+        instead = settings.how_to_give("output", key)
         errors.append(
             ComposeError(
                 f"is the output directory of {len(indices)} of the {len(points)} points "
@@ -866,10 +931,15 @@ def hydra_sweep(
     """Hydra's multirun (`app -m db=a,b lr=1,2`) as a sweep: each job of Hydra's job list
     (`compose._input.hydra.sweeps.jobs`, in Hydra's order) a point, its overrides the job's,
     after Hydra's own settings (`hydra.*`); the keys swept are its axes. The job count is held
-    to `MAX_POINTS` before any job is composed; the controls are `sweep_with`'s."""
+    to `MAX_POINTS` before any job is composed; the controls are `sweep_with`'s. With no name
+    given, the sweep is named by the instant it starts (`now`, $COMPOSE_NOW, else the clock),
+    which is also its `${now:}`, in a directory that must be new (`Settings`)."""
     from compose._input.hydra.grammar import Quoted, as_text  # noqa: PLC0415  # Hydra trees only
 
-    settings, wheres = controls_given(given, given_origins, prog)
+    started = knobs.now or run_instant(knobs.environ)
+    settings, wheres = controls_given(given, given_origins, prog, started)
+    if settings.fresh:  # the instant that names its directory is its `${now:}`
+        knobs = knobs.but(now=started)
     _check_keys(schema, {}, settings)  # the output key; Hydra's keys are checked composing
     multirun = call.multirun()  # the tree read once: every job composes on it
     master = multirun.prepared

@@ -6,13 +6,14 @@ line and gives the config, validated against `AppConfig`, which the app prints a
 
     python examples/hydra-app/app.py [OVERRIDE ...]
     python examples/hydra-app/app.py -m db=sqlite,postgresql optimizer=glob(*) [--dry-run]
-    python examples/hydra-app/app.py --from-run runs/sweep/POINT [OVERRIDE ...]
+    python examples/hydra-app/app.py --from-run runs/DATE_TIME/POINT [OVERRIDE ...]
     python examples/hydra-app/app.py --help
 
 Overrides are Hydra's: `db=postgresql` (a group's option), `optimizer.lr=0.01` (a value),
 `+experiment=long_run` (a group the defaults list does not name), `~trainer.seed` (a key
 removed); `-cp`/`-cn`/`-cd` name another tree, as in Hydra. `-m`/`--multirun` makes each job a
-point of a compose sweep, with its run record (runs/sweep/POINT/run.json), run by the executor
+point of a compose sweep, with its run record (runs/DATE_TIME/POINT/run.json: each `-m` a new
+directory named by its start, unless `--sweep-name` names it), run by the executor
 `--sweep-executor` names (none by default: records only); `--from-run` composes a point again.
 Bad input (an unknown option, a key no config has, a value of the wrong type) is one error
 naming the file and line or the override, exit status 2.

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import MULTIRUN_NAME as STARTED
+from conftest import MULTIRUN_NOW as NOW
 from conftest import run_cli_config, run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
@@ -24,7 +26,12 @@ if TYPE_CHECKING:
     from conftest import WriteFile
 
 # Trees written short: a primary without _self_ is warned of, as Hydra does
-pytestmark = pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*has no _self_:compose.ComposeWarning"),
+    pytest.mark.usefixtures("multirun_started"),
+]
+
+SWEEP_DIR = f"runs/{STARTED}"  # each -m without --sweep-name: a new sweep named by its start
 
 
 class DB(BaseModel):
@@ -316,8 +323,8 @@ def test_multirun_with_the_local_executor_runs_each_job(write: WriteFile, tmp_pa
         cwd=tmp_path,
     )
     assert (code, err) == (0, ""), err
-    assert out.startswith("sweep sweep: 2 points in runs/sweep (executor local)\n")
-    directories = [Path(str(line["directory"])) for line in _manifest(tmp_path / "runs" / "sweep")]
+    assert out.startswith(f"sweep {STARTED}: 2 points in {SWEEP_DIR} (executor local)\n")
+    directories = [Path(str(line["directory"])) for line in _manifest(tmp_path / SWEEP_DIR)]
 
     def ended() -> bool:
         return all(
@@ -348,6 +355,68 @@ def test_a_failing_job_is_named_and_nothing_is_written(
     assert not (tmp_path / "runs").exists()
 
 
+def _first_line(argv: list[str], capsys: pytest.CaptureFixture[str], tree: str) -> str:
+    code, out, err, _ = _run([*argv, "--dry-run"], capsys, tree)
+    assert (code, err) == (0, ""), err
+    return out.splitlines()[0]
+
+
+def test_each_multirun_without_a_name_is_a_new_sweep_named_by_its_start(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As Hydra's each `-m` gets a new dated directory: another sweep, or the same one again,
+    started in the same second gets `_1`, `_2`..., never the directory of another sweep."""
+    said = "{}: 2 points in runs/{} (dry run: records written, nothing submitted)"
+    first = ["-m", "db=mysql,postgresql"]
+    assert _first_line(first, capsys, tree) == "sweep " + said.format(STARTED, STARTED)
+    other = ["-m", "trainer.lr=0.1,0.2"]
+    assert _first_line(other, capsys, tree) == "sweep " + said.format(*[f"{STARTED}_1"] * 2)
+    assert _first_line(first, capsys, tree) == "sweep " + said.format(*[f"{STARTED}_2"] * 2)
+    assert sorted(path.name for path in (tmp_path / "runs").iterdir()) == [
+        STARTED,
+        f"{STARTED}_1",
+        f"{STARTED}_2",
+    ]
+    axes = [line["axes"] for line in _manifest(tmp_path / SWEEP_DIR)]
+    assert axes == [{"db": "mysql"}, {"db": "postgresql"}]  # the first sweep's, untouched
+    definition = json.loads((tmp_path / SWEEP_DIR / "sweep.json").read_text())
+    assert definition["now"].startswith(NOW)  # the instant that named it is its ${now:}
+
+
+def test_a_named_multirun_resumes_and_a_resume_without_a_name_is_refused(
+    tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = ["-m", "db=mysql,postgresql", "--sweep-name", "grid"]
+    assert _first_line(named, capsys, tree).startswith("sweep grid: 2 points in runs/grid")
+    resumed = _first_line([*named, "--sweep-resume"], capsys, tree)
+    assert resumed.startswith("sweep grid: 2 points in runs/grid")
+    code, out, err, _ = _run(["-m", "db=mysql,postgresql", "--sweep-resume"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: --sweep-resume: resumes a sweep by its name, and without")
+    assert "name the sweep to resume: --sweep-name NAME" in err
+    assert [path.name for path in (tmp_path / "runs").iterdir()] == ["grid"]
+
+
+def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
+    tree: str, tmp_path: Path
+) -> None:
+    """Another sweep started in the same second took the name first: refused, not joined."""
+    from compose._input.options import NO_OPTIONS
+    from compose._runs.command import run_hydra_sweep
+    from compose._runs.hydra_line import app_tree, line_call, read_line
+
+    line = read_line(["-m", "db=mysql,postgresql"])
+    call = line_call(line, app_tree(tree, None), None)
+    taken = tmp_path / SWEEP_DIR
+
+    def another_takes_it(what: str, done: int, total: int) -> None:
+        taken.mkdir(parents=True, exist_ok=True)
+
+    with pytest.raises(ComposeError, match="was made by another sweep since this one took"):
+        run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=another_takes_it)
+    assert list(taken.iterdir()) == []  # nothing written there
+
+
 def test_sweep_output_sets_each_job_s_directory(
     tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -355,7 +424,7 @@ def test_sweep_output_sets_each_job_s_directory(
         ["-m", "db=mysql,postgresql", "--sweep-output", "trainer.name", "--dry-run"], capsys, tree
     )
     assert (code, err) == (0, "")
-    for line in _manifest(tmp_path / "runs" / "sweep"):
+    for line in _manifest(tmp_path / SWEEP_DIR):
         config = Path(str(line["directory"]), "configs", "app.toml").read_text()
         assert f'name = "{line["directory"]}"' in config
 
@@ -367,7 +436,7 @@ def test_a_table_given_to_a_group_key_is_a_value_and_its_secret_is_masked(
     argv = ["-m", "db=mysql,postgresql", "++db={password:hush}", "--dry-run"]
     code, out, err, _ = _run(argv, capsys, tree)
     assert (code, err) == (0, "")
-    records = (tmp_path / "runs" / "sweep").rglob("*.json*")
+    records = (tmp_path / SWEEP_DIR).rglob("*.json*")
     text = " ".join(path.read_text() for path in records) + out
     assert "hush" not in text
     assert "++db=**********" in text
@@ -383,7 +452,7 @@ def test_multirun_reads_the_tree_once_and_each_point_is_its_single_run(
     code, _, err, _ = _run(argv, capsys, tree)
     assert (code, err) == (0, "")
     assert sorted(config_reads) == ["config", "db/mysql", "db/postgresql"]  # each once, for 6 jobs
-    for line in _manifest(tmp_path / "runs" / "sweep"):
+    for line in _manifest(tmp_path / SWEEP_DIR):
         record = json.loads(Path(str(line["directory"]), "run.json").read_text())
         _, _, _, single = _run(record["argv"], capsys, tree)
         assert single is not None
@@ -398,7 +467,7 @@ def test_a_point_s_record_names_the_origin_of_every_value(
     argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.5", "+db.password=hush"]
     code, _, err, _ = _run([*argv, "--sweep-output", "trainer.name", "--dry-run"], capsys, tree)
     assert (code, err) == (0, "")
-    second = _manifest(tmp_path / "runs" / "sweep")[1]
+    second = _manifest(tmp_path / SWEEP_DIR)[1]
     record = json.loads(Path(str(second["directory"]), "run.json").read_text())
     assert record["origins"] == {  # files named as errors name them: here, from the cwd
         "db.driver": "conf/db/postgresql.yaml:1",
@@ -414,7 +483,7 @@ def _point(tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], *more:
     argv = ["-m", "db=mysql,postgresql", "trainer.lr=0.5", *more, "--dry-run"]
     code, _, err, _ = _run(argv, capsys, tree)
     assert (code, err) == (0, "")
-    return Path(str(_manifest(tmp_path / "runs" / "sweep")[1]["directory"]))
+    return Path(str(_manifest(tmp_path / SWEEP_DIR)[1]["directory"]))
 
 
 def test_from_run_composes_a_job_again_from_its_record(
@@ -566,3 +635,85 @@ def test_a_record_is_replaced_where_the_overrides_name_its_directory(
         write_run_record("runs/a", changed, ["lr=0.2"], prog="app", hydra=spec)
     write_run_record("runs/a", changed, ["lr=0.2", named], prog="app", hydra=spec)
     assert json.loads(Path("runs/a/run.json").read_text())["argv"] == ["lr=0.2", named]
+
+
+def test_a_rerun_built_on_the_resolved_config_writes_a_record_the_app_reruns(
+    tree: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tree changed since the run: `--from-run POINT` builds on the point's resolved config
+    (`@ POINT/configs/app.toml`, compose's own command line, which a Hydra app takes too), and
+    the record of that rerun says so; the app's `--from-run` on that record composes the same
+    config again, from the same resolved config."""
+    point = _point(tree, tmp_path, capsys)
+    write("conf/db/postgresql.yaml", "driver: postgresql\nport: 6543\n")
+    argv = ["--from-run", str(point)]
+    code, _, err, config = _run(argv, capsys, tree)
+    assert code == 0
+    assert "conf/db/postgresql.yaml changed since the run; building on" in err
+    assert config is not None
+    path = write_run_record("again", config, argv, prog="app", hydra=tree)
+    record = json.loads(path.read_text())
+    assert record["argv"] == ["@", str(point / "configs" / "app.toml")]
+    code, _, err, again = _run(["--from-run", "again"], capsys, tree)
+    assert (code, err) == (0, "")
+    assert again is not None
+    assert fingerprint(again) == record["fingerprint"] == fingerprint(config)
+    assert (again.db.port, again.trainer.lr) == (5432, 0.5)  # what ran, not the file now
+    code, out, err, _ = _run(["--from-run", "again", "trainer.lr=1"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert f"the run was built on @ {point}/configs/app.toml: Hydra's overrides apply to a" in err
+
+
+PROG = "no-such-app"  # on no PATH: the local executor cannot start its points
+
+
+def _output_tree(write: WriteFile, tmp_path: Path) -> str:
+    write("jobs/config.yaml", "lr: 0.1\noutput_dir: runs/out\n")
+    return f"{tmp_path}/jobs:config"
+
+
+@pytest.mark.parametrize(
+    ("before", "argv", "said"),
+    [
+        ([], ["lr=0.1,0.2"], "give each point its own with --sweep-output output_dir\n"),
+        ([], ["lr=0.1,0.2", "--sweep-name", "../x"], "name it with --sweep-name NAME\n"),
+        (
+            ["lr=0.1,0.2", "--sweep-name", "s", "--sweep-output", "output_dir"],
+            ["lr=0.3,0.4", "--sweep-name", "s", "--sweep-output", "output_dir"],
+            "leave out --sweep-name (each -m then gets a new directory), give another, or "
+            "remove the directory\n",
+        ),
+        (
+            ["lr=0.1,0.2", "--sweep-name", "s", "--sweep-output", "output_dir"],
+            ["lr=0.3,0.4", "--sweep-name", "s", "--sweep-output", "output_dir", "--sweep-resume"],
+            "resume it with the same overrides and flags, or give a new --sweep-name\n",
+        ),
+        (
+            [],
+            ["lr=0.1,0.2", "--sweep-output", "output_dir", "--sweep-executor", "local"],
+            "'no-such-app': cannot start the points: no such program on PATH; the points start "
+            "the app by this name (its prog): put it on PATH, or start the app as the script of "
+            "that name (python NAME.py -m ...)\n",
+        ),
+    ],
+)
+def test_a_multirun_s_errors_say_what_the_app_s_command_line_takes(
+    write: WriteFile,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    before: list[str],
+    argv: list[str],
+    said: str,
+) -> None:
+    """A Hydra app has no sweep file: its hints name its flags, never `[sweep]`'s keys."""
+    tree = _output_tree(write, tmp_path)
+    if before:
+        code, _, err, _ = run_cli_config(
+            ["-m", *before, "--dry-run"], capsys, Job, "app", hydra=tree
+        )
+        assert (code, err) == (0, "")
+    code, out, err, _ = run_cli_config(["-m", *argv], capsys, Job, PROG, hydra=tree)
+    assert (code, out) == (2, "")
+    assert err.endswith(said)
+    assert "[sweep]" not in err
+    assert "sweep.command" not in err

@@ -69,7 +69,7 @@ def test_a_name_in_a_sweep_file_is_refused_at_its_line(
     assert err == (
         "error: sweep.name = '..' (from s.toml:3): a sweep's name is one directory name: "
         "up to 255 letters, digits and _ . = + -, not . or ..; name it with --sweep-name NAME "
-        "(or name in [sweep])\n"
+        '(or name = "NAME" in [sweep])\n'
     )
     assert _files(here.parent) == ["project", "project/s.toml"]
 

@@ -60,7 +60,12 @@ def open_executor(
 
 
 def check_command(
-    executor: Executor, command: Sequence[str], cwd: str, where: Where = nowhere
+    executor: Executor,
+    command: Sequence[str],
+    cwd: str,
+    where: Where = nowhere,
+    *,
+    settable: bool = True,
 ) -> None:
     """The program that starts every point (the command's first word) can be started where
     `executor` runs the points, checked before anything is written or submitted.
@@ -69,26 +74,34 @@ def check_command(
     (relative to `cwd`, where the points run) an executable file. On a cluster's nodes: a path
     must be an executable file here too, since the nodes read the sweep's records from the
     same shared file system; a name missing from this PATH is only a warning, as the nodes'
-    PATH may hold it. An executor that runs nothing (`none`) is not asked."""
+    PATH may hold it. An executor that runs nothing (`none`) is not asked. `settable`: a sweep
+    file's `[sweep] command` can set it; a Hydra app's multirun has none, and starts the app
+    as it was started (`launched_as`), which the error says instead."""
     if executor.runs_on == "nothing" or not command:
         return
     program = command[0]
+    key = "sweep.command" if settable else None
     origin = where(COMMAND)
-    hint = 'set [sweep] command to the words that start the program: ["python", "train.py"]'
+    hint = (
+        'set [sweep] command to the words that start the program: ["python", "train.py"]'
+        if settable
+        else "the points start the app by this name (its prog): put it on PATH, or start the "
+        "app as the script of that name (python NAME.py -m ...)"
+    )
     if os.path.dirname(program):  # a path, not a name looked up on PATH
         path = os.path.join(cwd, program)  # an absolute path stays as it is
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return
         problem = "is not an executable file" if os.path.exists(path) else "does not exist"
         message = f"cannot start the points: {problem}"
-        raise ComposeError(message, key="sweep.command", value=program, origin=origin, hint=hint)
+        raise ComposeError(message, key=key, value=program, origin=origin, hint=hint)
     if shutil.which(program) is not None:
         return
     if executor.runs_on == "here":
         message = "cannot start the points: no such program on PATH"
-        raise ComposeError(message, key="sweep.command", value=program, origin=origin, hint=hint)
+        raise ComposeError(message, key=key, value=program, origin=origin, hint=hint)
     warn(
-        f"sweep.command = {program!r}: no such program on this machine's PATH; the points start "
-        f"only if the PATH of the {executor.name} executor's nodes holds it",
+        f"{key + ' = ' if key else ''}{program!r}: no such program on this machine's PATH; the "
+        f"points start only if the PATH of the {executor.name} executor's nodes holds it",
         ComposeWarning,
     )
