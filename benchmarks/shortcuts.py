@@ -64,6 +64,7 @@ SHORTCUTS_BY_NAME = {
     "plain-yaml": "compose._input.yaml",
     "yaml-resolve": "compose._input.yaml",
     "relative-path": "compose._input.search",
+    "hydra-own": "compose._input.hydra.tree",
     "plain-merge": "compose._merge.tables",
     "kept-walks": "compose._schema.walk",
     # one module holds both: turning either off turns off the other

@@ -136,6 +136,8 @@ def is_output_dir_name(name: str) -> bool:
     """Whether a key's last segment names an output directory: `output_dir`, `out_dir`, or
     a name ending in `_output_dir` or `_out_dir` (`ckpt_out_dir`; not `layout_dir`), in
     either case (`output-dir`)."""
+    if "dir" not in name.lower():
+        return False  # most keys: said before the work
     name = snake_case(name)
     return any(name == end or name.endswith("_" + end) for end in OUTPUT_DIR_NAMES)
 

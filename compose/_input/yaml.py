@@ -19,6 +19,7 @@ loader, whose error is the one shown: the same words with libyaml or without.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -77,9 +78,17 @@ if hasattr(yaml, "CSafeLoader"):  # PyYAML may have been built without libyaml
     class _CLoader(_Checks, yaml.CSafeLoader):
         """The shortcut: libyaml's parser under the same constructor and checks."""
 
+        # The composer asks the path resolvers of every node before and after it: two calls of
+        # PyYAML's Python methods, which return at once where no path resolver is declared (none
+        # is: asserted below). Built-ins taking the same arguments and doing nothing stand in.
+        descend_resolver = staticmethod(operator.is_)  # type: ignore[assignment]  # (parent, index)
+        ascend_resolver = staticmethod(tuple)  # type: ignore[assignment]  # ()
+
         def __init__(self, text: str) -> None:
             super().__init__(text)
             self._checked = set()
+
+    assert not _CLoader.yaml_path_resolvers
 
     _FastLoader = _CLoader  # type: ignore[assignment]
 
@@ -200,14 +209,13 @@ def _document(
     loader: yaml.SafeLoader, lines: dict[KeyPath, int] | None, plain: bool
 ) -> tuple[Any, bool]:
     """`loader.get_single_data()`, and whether it was built fresh (`plain`: where `_plain` can);
-    where `lines` is given and the top mapping may hold a defaults list, the key lines of its
-    node graph are recorded on the way (before the constructor splices `<<` merges into its
-    mappings)."""
+    where `lines` is given, the lines of a defaults list at the top are recorded on the way
+    (before the constructor splices `<<` merges into its mappings)."""
     root = loader.get_single_node()
     if root is None:
         return None, False
-    if lines is not None and _may_hold_defaults(root):
-        _record(root, (), lines, set())
+    if lines is not None and isinstance(root, MappingNode):
+        _record_defaults(root, lines)
     if plain:
         try:
             return _plain(loader, root, 0, set()), True
@@ -222,7 +230,7 @@ class _NotPlain(Exception):
 
 _STR, _NULL, _MAP, _SEQ = (f"{_TAG}{name}" for name in ("str", "null", "map", "seq"))
 _SCALARS = frozenset(f"{_TAG}{name}" for name in ("bool", "int", "float"))
-_INT = f"{_TAG}int"
+_INT, _FLOAT, _BOOL = (f"{_TAG}{name}" for name in ("int", "float", "bool"))
 
 
 def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> Any:
@@ -236,8 +244,15 @@ def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> A
             return node.value
         if tag == _NULL:
             return None
-        if tag == _INT and node.value.isdigit() and node.value[0] != "0":
-            return int(node.value)  # the constructor's answer for plain digits, without its steps
+        # the constructor's answers, without its steps: for plain digits, for a float with no
+        # `_`, `:`, `.inf` or `.nan` to read first, for a boolean
+        text = node.value
+        if tag == _INT and text.isdigit() and text[0] != "0":
+            return int(text)
+        if tag == _FLOAT and text[-1:].isdigit() and "_" not in text and ":" not in text:
+            return float(text)
+        if tag == _BOOL:
+            return loader.bool_values[text.lower()]
         if tag in _SCALARS:
             return loader.yaml_constructors[tag](loader, node)
         raise _NotPlain
@@ -259,11 +274,19 @@ def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> A
     raise _NotPlain
 
 
-def _may_hold_defaults(root: Node) -> bool:
-    """The only lines a Hydra config's reading needs are its defaults list's."""
-    return isinstance(root, MappingNode) and any(
-        key.tag == _MERGE or key.value == HYDRA_DEFAULTS for key, _ in root.value
-    )
+def _record_defaults(root: MappingNode, lines: dict[KeyPath, int]) -> None:
+    """The lines `key_lines` gives the defaults list and each of its entries: the only lines a
+    Hydra config's reading needs (a list a `<<` merge brings is at the line of its `<<`)."""
+    for key, value in root.value:
+        if key.tag == _MERGE:
+            _record_merged(value, (), key.start_mark.line + 1, lines)
+        elif type(key) is ScalarNode and key.value == HYDRA_DEFAULTS:
+            lines[(HYDRA_DEFAULTS,)] = key.start_mark.line + 1
+            # a list written here starts after its key; one that starts before is an alias of
+            # a list written earlier, whose entries `key_lines` leaves at their own place
+            if type(value) is SequenceNode and value.start_mark.index > key.start_mark.index:
+                for index, item in enumerate(value.value):
+                    lines[(HYDRA_DEFAULTS, index)] = item.start_mark.line + 1
 
 
 def _syntax_error(shown: str, error: yaml.MarkedYAMLError) -> SourceError:
@@ -414,8 +437,8 @@ if _FastHydraLoader is not None:
 def parse_hydra(shown: str, text: str, lines: dict[KeyPath, int] | None = None) -> Any:
     """A Hydra config file's document as OmegaConf reads it: None for an empty one, else a
     table, a list or a scalar (what a Hydra config may hold is `compose._input.hydra`'s rule).
-    `lines`, when given, is filled as `key_lines(text)` fills it, from the same parse, where
-    the document's top mapping may hold `defaults` (it writes the key, or merges with `<<`)."""
+    `lines`, when given, is filled from the same parse with the lines `key_lines(text)` gives
+    the `defaults` key and each of its entries (all a defaults list's errors name)."""
     value, fresh = _load(shown, text, _FastHydraLoader, _HydraLoader, lines, plain=True)
     return value if fresh else _copied(shown, value, None)
 

@@ -812,11 +812,15 @@ def output_dirs(config: BaseModel) -> list[tuple[str, str]]:
         else:
             continue
         for name, child in reversed(children):
-            if is_output_dir_name(name) and isinstance(child, (str, os.PathLike)):
-                found.append((dotted((*path, name)), os.fspath(child)))
-            else:
+            if isinstance(child, (str, os.PathLike)):
+                if is_output_dir_name(name):
+                    found.append((dotted((*path, name)), os.fspath(child)))
+            elif isinstance(child, _HOLDERS):  # only these hold more keys: no leaf is stacked
                 stack.append((child, (*path, name)))
     return found
+
+
+_HOLDERS = (BaseModel, Mapping, list, tuple)
 
 
 def typed_axes(config: BaseModel, axes: Axes) -> Axes:

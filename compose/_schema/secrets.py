@@ -142,8 +142,8 @@ def _secrets_in(value: Any, shape: Shape, path: KeyPath) -> Iterator[tuple[KeyPa
         model = shape.model
         if model is None and shape.tag is not None:
             model = shape.variant(value.get(shape.tag))
-        if model is None:
-            return
+        if model is None or not schema_holds_secrets(model):
+            return  # most sections hold none: their values are not walked
         fields = plan_of(model).fields
         for key, child in value.items():
             field = fields.get(key)

@@ -26,6 +26,8 @@ DOCUMENTS = {
     "empty": "",
     "defaults": "defaults:\n  - db: mysql\n  - _self_\nx: 1\n",
     "defaults by merge": "common: &c\n  defaults: [a]\n<<: *c\n",
+    "defaults by alias": "base: &d\n  - a\n  - b\ndefaults: *d\n",
+    "defaults nested": "defaults:\n  - db: mysql\n  - {x: [1, 2]}\nx:\n  defaults: [b]\n",
 }
 REFUSED = {
     "a key written twice": "a: 1\nb: 2\na: 3\n",
@@ -72,12 +74,31 @@ def test_no_value_is_in_two_places(monkeypatch: pytest.MonkeyPatch) -> None:
         assert plain["x"]["y"][1] is not plain["x"]["y"][1][1]
 
 
-def test_a_defaults_list_has_its_lines_from_the_same_parse(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = DOCUMENTS["defaults"]
-    data, lines = read(text, True, monkeypatch)
+def _defaults_lines(text: str) -> dict[Any, int]:
+    """What `key_lines` gives the top defaults list and each of its entries."""
+    found = reader.key_lines(text).items()
+    return {path: line for path, line in found if path[0] == "defaults" and len(path) <= 2}
+
+
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_a_defaults_list_has_its_lines_from_the_same_parse(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its lines, as `key_lines` gives them, come from the parse that reads it; nothing else
+    is recorded (no other line is asked of a config's reading)."""
+    text = DOCUMENTS[name]
+    for shortcuts in (True, False):
+        assert read(text, shortcuts, monkeypatch)[1] == _defaults_lines(text)
+
+
+def test_the_lines_of_a_defaults_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    data, lines = read(DOCUMENTS["defaults"], True, monkeypatch)
     assert data["defaults"] == [{"db": "mysql"}, "_self_"]
-    assert lines == reader.key_lines(text)
-    assert lines[("defaults", 1)] == 3
+    assert lines == {("defaults",): 1, ("defaults", 0): 2, ("defaults", 1): 3}
+    merged = read(DOCUMENTS["defaults by merge"], True, monkeypatch)[1]
+    assert merged == {("defaults",): 3}  # what a `<<` brings is at its line
+    aliased = read(DOCUMENTS["defaults by alias"], True, monkeypatch)[1]
+    assert aliased == {("defaults",): 4}  # an alias's entries are where they are written
     assert read(DOCUMENTS["nested"], True, monkeypatch)[1] == {}  # no defaults: no lines wanted
 
 
@@ -179,3 +200,15 @@ def test_a_scalar_is_typed_as_pyyaml_types_it() -> None:
     for kind in (yaml.nodes.MappingNode, yaml.nodes.SequenceNode):
         assert loader.resolve(kind, None, True) == reference(loader, kind, None, True)
     loader.dispose()
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_scalar_is_read_as_the_constructor_reads_it(
+    quoted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plain build's own reading of numbers and booleans gives the constructor's value, of
+    the same type, for every text the resolvers tell apart (a refused one: the same error)."""
+    for text in _scalar_texts():
+        document = f"v: {chr(39) + text + chr(39) if quoted else text}\n"
+        fast, reference = (repr(read(document, on, monkeypatch)) for on in (True, False))
+        assert fast == reference, text

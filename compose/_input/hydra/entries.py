@@ -218,10 +218,10 @@ def _up(path: str) -> str:
     return "/".join(parts)
 
 
-def config_path(entry: Entry, place: Place, name: str | None = None) -> str:
-    """The path of the config the entry names (`name`: another option of its group)."""
+def config_path(entry: Entry, place: Place, group: str) -> str:
+    """The path of the config the entry names (`group`: its `group_path`)."""
     if entry.kind == "group":
-        return f"{group_path(entry, place)}/{name if name is not None else entry.name}"
+        return f"{group}/{entry.name}"
     body = entry.target.lstrip("/")
     if entry.target.startswith("/") or not place.dir:
         return body
@@ -268,11 +268,8 @@ def final_package(entry: Entry, place: Place, header: str | None) -> str:
     return joined if cut == -1 else joined[cut + len(GLOBAL) + 1 :]
 
 
-def override_key(entry: Entry, place: Place) -> str:
-    """How the command line names this choice: `group`, or `group@package` when the package
-    (without any header) is not the group's own; `_global_` for the root."""
-    package = final_package(entry, place, None)
-    key = group_path(entry, place)
-    if package != default_package(entry, place):
-        key = f"{key}@{package or GLOBAL}"
-    return key
+def override_key(group: str, package: str) -> str:
+    """How the command line names the choice of `group` (a `group_path`) whose entry puts its
+    keys at `package` (`final_package` without any header): `group`, or `group@package` when
+    that is not the group's own package; `_global_` for the root."""
+    return group if package == group.replace("/", ".") else f"{group}@{package or GLOBAL}"

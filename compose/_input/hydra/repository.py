@@ -176,13 +176,16 @@ class StoreSource:
 
     nodes: Mapping[str, tuple[StoreValue, str | None]]  # path -> (dict or model, package)
     shown: str = "store"
+    # Hydra's own nodes (`hydra_node`): plain data that nothing changes (the merge copies what
+    # it keeps), read as they are; the user's are copied, as plain dicts and lists
+    constants: frozenset[str] = frozenset()
 
     def is_group(self, path: str) -> bool:
         prefix = path.strip("/") + "/" if path.strip("/") else ""
         return any(key.startswith(prefix) for key in self.nodes)
 
     def is_config(self, path: str) -> bool:
-        return normalise(path.rstrip("/"))[: -len(HYDRA_SUFFIX)] in self.nodes
+        return _store_key(path.rstrip("/")) in self.nodes
 
     def options(self, group: str) -> list[str]:
         prefix = group.strip("/") + "/" if group.strip("/") else ""
@@ -193,17 +196,27 @@ class StoreSource:
         ]
 
     def load(self, path: str) -> Loaded:
-        key = normalise(path)[: -len(HYDRA_SUFFIX)]
+        key = _store_key(path)
         value, package = self.nodes[key]
         shown = f"store:{key}"
         schema = value if isinstance(value, type) else None
-        data = model_data(schema) if schema is not None else _copy(value)
+        if schema is not None:
+            data = model_data(schema)
+        elif key in self.constants and isinstance(value, dict):
+            data = dict(value)  # its own top table: `defaults` is taken out of it below
+        else:
+            data = _copy(value)
         entries: tuple[Entry, ...] = ()
         if isinstance(data, dict) and HYDRA_DEFAULTS in data:
             raw = data.pop(HYDRA_DEFAULTS)
             if raw != MANDATORY:  # a typed node's unset defaults list is an empty one
                 entries = parse_defaults(shown, raw, {})
         return Loaded(path, shown, data, entries, package, schema)
+
+
+def _store_key(path: str) -> str:
+    """A config path as the store keys it: `db/mysql`, with or without `.yaml`."""
+    return normalise(path)[: -len(HYDRA_SUFFIX)]
 
 
 def _copy(value: Any) -> Any:
@@ -277,6 +290,16 @@ class Repository:
     def group_exists(self, path: str) -> bool:
         return any(s.is_group(path) for s in self.sources)
 
+    def read_count(self) -> int:
+        """How many configs were asked for so far (found or not)."""
+        return len(self._cache)
+
+    def is_hydras(self, path: str) -> bool:
+        """Whether the config `path` reads is Hydra's own: no source of the user's holds one
+        there before Hydra's (a tree's `hydra/launcher/basic.yaml` is read instead)."""
+        source = self._first(path)
+        return isinstance(source, StoreSource) and _store_key(path) in source.constants
+
     def options(self, group: str) -> list[str]:
         names: set[str] = set()
         for source in self.sources:
@@ -320,6 +343,10 @@ def source_for(url: str, cwd: str, origin: str) -> Source:
     )
 
 
+_PKG_CONSTANTS = frozenset(hydra_node.PKG_NODES)
+_STORE_CONSTANTS = frozenset(hydra_node.STORE_NODES)
+
+
 def make_repository(
     config_dir: str | None,
     searchpath: list[str],
@@ -327,15 +354,14 @@ def make_repository(
     cwd: str,
     origin: str = "",
 ) -> Repository:
-    nodes: dict[str, tuple[StoreValue, str | None]] = {
-        **hydra_node.STORE_NODES,
-        **store_nodes(store),
-    }
-    sources: list[Source] = [StoreSource(hydra_node.PKG_NODES, "pkg://hydra.conf")]
+    users = store_nodes(store)
+    nodes: dict[str, tuple[StoreValue, str | None]] = {**hydra_node.STORE_NODES, **users}
+    constants = _STORE_CONSTANTS.difference(users)
+    sources: list[Source] = [StoreSource(hydra_node.PKG_NODES, "pkg://hydra.conf", _PKG_CONSTANTS)]
     if config_dir is not None:
         sources.append(DirSource(config_dir, f"file://{config_dir}"))
     sources.extend(source_for(url, cwd, origin) for url in searchpath)
-    sources.append(StoreSource(nodes))
+    sources.append(StoreSource(nodes, constants=constants))
     return Repository(sources)
 
 

@@ -38,11 +38,13 @@ from compose._input.hydra.entries import (
 )
 from compose._input.hydra.grammar import Override, parse_element
 from compose._input.hydra.hydra_node import EMPTY_PRIMARY, HYDRA_CONFIG_PATH
-from compose._input.hydra.repository import MAX_CONFIGS, Loaded, Repository
+from compose._input.hydra.repository import MAX_CONFIGS, Loaded, Repository, make_repository
 from compose._interp.resolve import resolve_tree
+from compose._shortcuts import SHORTCUTS
 from compose._syntax import (
     HYDRA_DEFAULTS,
     HYDRA_GROUP,
+    HYDRA_NODE,
     HYDRA_OVERRIDE,
     INTERPOLATION,
     MANDATORY,
@@ -96,19 +98,26 @@ class Node:
 
     @_once
     def path(self) -> str:
-        return config_path(self.entry, self.place)
+        return config_path(self.entry, self.place, self.group)
 
     @_once
     def group(self) -> str:
         return group_path(self.entry, self.place)
 
     @_once
+    def own_package(self) -> str:
+        """The package its entry gives, a header aside: the one the command line names."""
+        return final_package(self.entry, self.place, None)
+
+    @_once
     def package(self) -> str:
+        if self.header is None:
+            return self.own_package
         return final_package(self.entry, self.place, self.header)
 
     @_once
     def key(self) -> str:
-        return override_key(self.entry, self.place)
+        return override_key(self.group, self.own_package)
 
     @property
     def is_group(self) -> bool:
@@ -564,15 +573,87 @@ def defaults_list(
     values = collect_overrides(exp, overrides)
     name = config_name if config_name is not None else EMPTY_PRIMARY
     primary = Node(Entry("config", name, where=primary_where), TOP, (primary_where,), primary=True)
-    hydra = Node(Entry("config", HYDRA_CONFIG_PATH), TOP, (Where("hydra/config"),))
     user = expand(exp, primary, root=True, interpolated=False)
-    own = expand(exp, hydra, root=False, interpolated=False)
+    own = _hydra_own(exp)
     _check_unique(own + user)
     problems = _unused(exp)
     if problems:
         raise gather(problems)
     leaves = tuple(leaf for leaf in user if leaf.config_path != EMPTY_PRIMARY)
     return DefaultsResult(leaves, tuple(own), dict(exp.known), tuple(values), tuple(exp.warnings))
+
+
+def _hydra_root() -> Node:
+    return Node(Entry("config", HYDRA_CONFIG_PATH), TOP, (Where(HYDRA_CONFIG_PATH),))
+
+
+@dataclasses.dataclass(frozen=True)
+class _OwnTree:
+    """Hydra's own subtree (`hydra/config` and the option of each of its groups), expanded
+    on Hydra's configs alone: its leaves, and what its expansion records."""
+
+    leaves: tuple[Leaf, ...]
+    known: tuple[tuple[str, str | None, tuple[Where, ...]], ...]  # (key, option, chain)
+    by_group: tuple[tuple[str, frozenset[str]], ...]
+    expanded: int
+    paths: frozenset[str]  # the configs it reads: each a leaf (hydra/config by its `_self_`)
+
+
+def _expand_own() -> _OwnTree:
+    """Hydra's own subtree expanded by `expand`, on a repository of Hydra's own configs alone:
+    a constant of the package, as the configs it is made of are."""
+    exp = Expansion(make_repository(None, [], None, ""), skip_missing=False)
+    leaves = expand(exp, _hydra_root(), root=False, interpolated=False)
+    assert not (exp.warnings or exp.forced or exp.deletions)  # none of its own
+    known = tuple((key, option, exp.known_at[key]) for key, option in exp.known.items())
+    by_group = tuple((group, frozenset(keys)) for group, keys in exp.known_by_group.items())
+    paths = frozenset(leaf.config_path for leaf in leaves)
+    return _OwnTree(tuple(leaves), known, by_group, exp.expanded, paths)
+
+
+# The shortcut's subtree, read at every composition: worked out once, as the module is imported
+_OWN = _expand_own() if SHORTCUTS else None
+
+
+def _hydra_own(exp: Expansion) -> list[Leaf]:
+    """The leaves of Hydra's own subtree, expanded after the user's (`hydra/config`).
+
+    Shortcut (a third of a small tree's composition): where no choice made, forced or deleted
+    so far names one of Hydra's groups (`hydra/launcher=x`, `override hydra/launcher: x`)
+    and each config the subtree reads is Hydra's own (no file of the tree's in its place), it
+    expands as on Hydra's configs alone: `_OWN`, recorded into `exp` as `expand` records it."""
+    own = _OWN
+    if not SHORTCUTS or own is None or _near_the_bounds(exp, own) or _reaches_own(exp, own):
+        return expand(exp, _hydra_root(), root=False, interpolated=False)
+    for key, option, chain in own.known:
+        exp.known.setdefault(key, option)
+        exp.known_at.setdefault(key, chain)
+    for group, keys in own.by_group:
+        exp.known_by_group.setdefault(group, set()).update(keys)
+    exp.expanded += own.expanded
+    return list(own.leaves)
+
+
+def _near_the_bounds(exp: Expansion, own: _OwnTree) -> bool:
+    """Whether expanding the subtree might pass a bound of `MAX_CONFIGS` (the entries
+    expanded, the configs read): its error is the reference's to give."""
+    counts = (exp.expanded + own.expanded, exp.repo.read_count() + len(own.paths))
+    return max(counts) >= MAX_CONFIGS
+
+
+def _reaches_own(exp: Expansion, own: _OwnTree) -> bool:
+    """Whether anything of the user's reaches Hydra's own subtree: a choice made, forced or
+    deleted of one of Hydra's groups, or a config of the user's read in place of Hydra's."""
+    keys = (*exp.known, *exp.forced, *exp.deletions)
+    if any(_names_own_group(key) for key in keys):
+        return True
+    return not all(exp.repo.is_hydras(path) for path in own.paths)
+
+
+def _names_own_group(key: str) -> bool:
+    """`hydra/launcher`, `hydra/launcher@pkg`: a choice of one of Hydra's groups."""
+    group = key.lstrip("/").partition("@")[0]
+    return group == HYDRA_NODE or group.startswith(f"{HYDRA_NODE}/")
 
 
 def _check_unique(leaves: list[Leaf]) -> None:
