@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from compose._input.argv import ValueItem, item_spans
 from compose._output.plain import to_data
-from compose._schema.secrets import env_reference, holds_secrets
+from compose._schema.secrets import env_reference, holds_secrets, schema_holds_secrets
 from compose._schema.shape import Kind, Shape, model_shape
 from compose._schema.walk import walk
 from compose._syntax import NONE_TEXT, SECRET_MASK, split_dotted
@@ -129,15 +129,21 @@ def hides_secret(schema: type[BaseModel], key: str, config: BaseModel | None = N
 
 
 def _shapes(schema: type[BaseModel], config: BaseModel | None) -> ShapeAt:
-    """KEY -> the shape its value takes in `config`'s tree (None: no field of the schema)."""
+    """KEY -> the shape its value takes in `config`'s tree (None: no field of the schema, or
+    a schema without any secret: nothing of it to hide, and nothing walked)."""
+    if not schema_holds_secrets(schema):
+        return lambda key: None
     root = model_shape(schema)
-    tree = to_data(config) if config is not None else {}
+    trees: list[Any] = []  # `config` as data, made at the first key asked (a run's records
+    # ask of every point, most of which give no key to look up)
     found: dict[str, Shape | None] = {}
 
     def shape_at(key: str) -> Shape | None:
         if key not in found:
+            if not trees:
+                trees.append(to_data(config) if config is not None else {})
             try:
-                found[key] = walk(root, split_dotted(key), tree, "--" + key).shape
+                found[key] = walk(root, split_dotted(key), trees[0], "--" + key).shape
             except ComposeError:  # no field: nothing of the schema's to hide
                 found[key] = None
         return found[key]
