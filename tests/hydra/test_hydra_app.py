@@ -397,6 +397,23 @@ def test_a_named_multirun_resumes_and_a_resume_without_a_name_is_refused(
     assert [path.name for path in (tmp_path / "runs").iterdir()] == ["grid"]
 
 
+@pytest.mark.parametrize("given", [[], ["--sweep-dir", "afile"], ["--sweep-dir", "afile/sub"]])
+def test_a_multirun_s_dir_that_is_a_file_is_named_by_its_flag(
+    given: list[str], tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "was made by another sweep since this one took its name", which its parent's
+    mkdir raised, nor the compose-only key sweep.dir for the default."""
+    (tmp_path / "runs").write_text("")
+    (tmp_path / "afile").write_text("")
+    code, out, err, _ = _run(["-m", "db=mysql,postgresql", *given, "--dry-run"], capsys, tree)
+    value, file = (given[1], "afile") if given else ("runs", "runs")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: --sweep-dir = {value!r}: is no directory: {tmp_path / file} is a file; "
+        "give the sweep a directory: --sweep-dir DIR\n"
+    )
+
+
 def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
     tree: str, tmp_path: Path
 ) -> None:
