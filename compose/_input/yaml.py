@@ -126,14 +126,14 @@ def _refuse(loader: yaml.SafeLoader, node: Node) -> Any:
 
 def _read_scalar(kind: str) -> Any:
     """The safe constructor of `!!kind`, whose refusal of a text it cannot read (`!!bool maybe`,
-    `!!timestamp x`, `!!int 1x`: a KeyError, an AttributeError or a ValueError from deep in
-    PyYAML) becomes a YAML error at the scalar's line and column."""
+    `!!timestamp x`, `!!int 1x`, `!!float _`: a KeyError, AttributeError, IndexError or
+    ValueError from deep in PyYAML) becomes a YAML error at the scalar's line and column."""
     construct = yaml.SafeLoader.yaml_constructors[f"{_TAG}{kind}"]
 
     def read(loader: yaml.SafeLoader, node: Node) -> Any:
         try:
             return construct(loader, node)
-        except (KeyError, AttributeError, ValueError) as error:
+        except (LookupError, AttributeError, ValueError) as error:
             raise ConstructorError(
                 None, None, _unread(kind, node, error), node.start_mark
             ) from None

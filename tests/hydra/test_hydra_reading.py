@@ -41,6 +41,8 @@ REFUSED = {
     "a boolean that is none": "a: !!bool maybe\n",
     "a date that is none": "a: !!timestamp x\n",
     "a number that is none": "a: !!float 0x1\n",
+    "a number of no digits": "a: !!float _\n",
+    "an integer of no digits": "a: !!int ''\n",
 }
 
 
