@@ -414,6 +414,16 @@ def test_a_multirun_s_dir_that_is_a_file_is_named_by_its_flag(
     )
 
 
+def test_an_unknown_executor_is_named_by_the_app_s_flag(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not by compose's own sweep.executor, which a Hydra app has no way to set."""
+    argv = ["-m", "db=mysql,postgresql", "--sweep-executor", "lokal"]
+    code, out, err, _ = _run(argv, capsys, tree)
+    assert (code, out) == (2, "")
+    assert err == "error: --sweep-executor = 'lokal': no such executor; did you mean local?\n"
+
+
 def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
     tree: str, tmp_path: Path
 ) -> None:
