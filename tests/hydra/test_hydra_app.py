@@ -640,6 +640,22 @@ def test_from_run_of_compose_s_own_record_is_refused(
     assert "is the record of a run of compose's own command line" in err
 
 
+def test_from_run_of_a_record_holding_a_tree_and_compose_s_own_line_is_refused(
+    tree: str, write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hand-made: a rerun built on `@ FILE` records no tree. Its argv was read as Hydra's
+    overrides ("@: an override needs a key"), an error naming neither the record nor why."""
+    hydra = {"config_dir": "conf", "config_name": "config", "config_dirs": []}
+    record = {"format": 1, "prog": "app", "argv": ["@", "a.toml"], "hydra": hydra}
+    write("both/run.json", json.dumps(record))
+    code, out, err, _ = _run(["--from-run", "both"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: argv = '@ a.toml' (from both/run.json): is compose's own command line (@ FILE), "
+        "yet the record names a Hydra tree: no run's record holds both\n"
+    )
+
+
 class Job(BaseModel):
     lr: float
     output_dir: str
