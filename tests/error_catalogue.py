@@ -1491,10 +1491,9 @@ ENTRIES: tuple[Part | Case, ...] = (
         did="Misspelt the executor's name: `--sweep-executor lokal`.",
         argv=_argv("--sweep.seed 1 2 --sweep-output output_dir --sweep-executor lokal"),
         error=ComposeError,
-        message="sweep.executor = 'lokal' (from --sweep-executor): no such executor; did you "
-        "mean local?",
-        key="sweep.executor",
-        origin="--sweep-executor",
+        message="--sweep-executor = 'lokal': no such executor; did you mean local?",
+        key="--sweep-executor",
+        origin=None,
         fix="Name one of none, local, submitit, sbatch, ray (an empty name is none of them).",
     ),
     Case(

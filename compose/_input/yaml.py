@@ -38,6 +38,7 @@ _YAML_NESTING = "tables or lists"  # what a YAML text nests, in the words TOML's
 _TAG = "tag:yaml.org,2002:"
 _MERGE = f"{_TAG}merge"
 _READ_AS = {"bool": "a boolean", "int": "an integer", "float": "a number", "null": "null"}
+_READ_AS["timestamp"] = "a date"
 _PLAIN_DATA = "the safe loader reads tables, lists, text, numbers, booleans, dates and null"
 
 
@@ -123,11 +124,40 @@ def _refuse(loader: yaml.SafeLoader, node: Node) -> Any:
     return loader.construct_undefined(node)  # the error of a tag the safe loader does not know
 
 
+def _read_scalar(kind: str) -> Any:
+    """The safe constructor of `!!kind`, whose refusal of a text it cannot read (`!!bool maybe`,
+    `!!timestamp x`, `!!int 1x`, `!!float _`: a KeyError, AttributeError, IndexError or
+    ValueError from deep in PyYAML) becomes a YAML error at the scalar's line and column."""
+    construct = yaml.SafeLoader.yaml_constructors[f"{_TAG}{kind}"]
+
+    def read(loader: yaml.SafeLoader, node: Node) -> Any:
+        try:
+            return construct(loader, node)
+        except (LookupError, AttributeError, ValueError) as error:
+            raise ConstructorError(
+                None, None, _unread(kind, node, error), node.start_mark
+            ) from None
+
+    return read
+
+
+def _unread(kind: str, node: Node, error: Exception) -> str:
+    """Why `node` is not read as `!!kind`: past the digits Python converts, a date that is no
+    day of the calendar (with datetime's reason), or text that is not one at all."""
+    said = str(error)
+    if isinstance(error, ValueError) and integer_too_long(error) != said:
+        return integer_too_long(error)
+    reason = f": {said}" if kind == "timestamp" and isinstance(error, ValueError) else ""
+    return f"{node.value!r} is not {_READ_AS[kind]} (!!{kind}){reason}"
+
+
 for _class in (_Loader, _FastLoader):
     if _class is None:
         continue
     for _name in ("set", "omap", "pairs", "binary"):
         _class.add_constructor(f"{_TAG}{_name}", _refuse)
+    for _name in ("bool", "int", "float", "timestamp"):
+        _class.add_constructor(f"{_TAG}{_name}", _read_scalar(_name))
     _class.add_implicit_resolver(  # 1e-4, 1.5e3: numbers, as TOML and JSON read them
         f"{_TAG}float",
         re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),

@@ -250,8 +250,16 @@ def _hydra_tree(record: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
     compose's own `@ FILE`, which a Hydra app takes too (a rerun built on a resolved config
     keeps it so)."""
     tree = record.get("hydra")
-    if tree is None and is_own_line(record["argv"]):
-        return None
+    if is_own_line(record["argv"]):
+        if tree is None:
+            return None
+        raise ComposeError(  # a run built on `@ FILE` composed no tree: its record names none
+            "is compose's own command line (@ FILE), yet the record names a Hydra tree: no "
+            "run's record holds both",
+            key="argv",
+            value=" ".join(record["argv"]),
+            origin=str(path),
+        )
     if tree is None:
         raise ComposeError(
             "is the record of a run of compose's own command line, not of a Hydra app's",

@@ -500,10 +500,13 @@ class Settings:
 
     def _at(self, control: str) -> tuple[str, str | None]:
         """What an error about `control` names: the flag that gave it (`--sweep-name`), else
-        `sweep.CONTROL` and where it was written (a sweep file's line)."""
+        `sweep.CONTROL` and where it was written (a sweep file's line); a Hydra app's default,
+        which no sweep file could have set, by its flag."""
         origin = self.origins.get(control)
         if origin is not None and origin.startswith("--"):
             return origin, None
+        if not self.files and control in CONTROL_FLAGS:
+            return CONTROL_FLAGS[control], None
         return f"sweep.{control}", origin
 
     def how_to_give(self, control: str, value: str) -> str:
@@ -541,9 +544,22 @@ class Settings:
         return name
 
     def _parent(self, given: Any) -> Path:
-        """DIR, absolute, where the sweep's own directory goes (default: `runs`)."""
+        """DIR, absolute, where the sweep's own directory goes (default: `runs`): a directory,
+        or one to be made below one (a file there, or on the way, is named as the mistake it
+        is, not found later as a directory made by another sweep or a record unread)."""
         base = DEFAULT_DIR if given is None else control_text(given, *self._at("dir"))
-        return Path(os.path.abspath(base))
+        parent = Path(os.path.abspath(base))
+        there = next(path for path in (parent, *parent.parents) if os.path.exists(path))
+        if not os.path.isdir(there):
+            key, origin = self._at("dir")
+            raise ComposeError(
+                f"is no directory: {there} is a file",
+                key=key,
+                value=base,
+                origin=origin,
+                hint=f"give the sweep a directory: {self.how_to_give('dir', 'DIR')}",
+            )
+        return parent
 
     def _directory(self, parent: Path) -> Path:
         """`DIR/NAME`, absolute. DIR may be any directory; the sweep's own is a child of it,

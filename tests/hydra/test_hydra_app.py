@@ -397,6 +397,33 @@ def test_a_named_multirun_resumes_and_a_resume_without_a_name_is_refused(
     assert [path.name for path in (tmp_path / "runs").iterdir()] == ["grid"]
 
 
+@pytest.mark.parametrize("given", [[], ["--sweep-dir", "afile"], ["--sweep-dir", "afile/sub"]])
+def test_a_multirun_s_dir_that_is_a_file_is_named_by_its_flag(
+    given: list[str], tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not "was made by another sweep since this one took its name", which its parent's
+    mkdir raised, nor the compose-only key sweep.dir for the default."""
+    (tmp_path / "runs").write_text("")
+    (tmp_path / "afile").write_text("")
+    code, out, err, _ = _run(["-m", "db=mysql,postgresql", *given, "--dry-run"], capsys, tree)
+    value, file = (given[1], "afile") if given else ("runs", "runs")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: --sweep-dir = {value!r}: is no directory: {tmp_path / file} is a file; "
+        "give the sweep a directory: --sweep-dir DIR\n"
+    )
+
+
+def test_an_unknown_executor_is_named_by_the_app_s_flag(
+    tree: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not by compose's own sweep.executor, which a Hydra app has no way to set."""
+    argv = ["-m", "db=mysql,postgresql", "--sweep-executor", "lokal"]
+    code, out, err, _ = _run(argv, capsys, tree)
+    assert (code, out) == (2, "")
+    assert err == "error: --sweep-executor = 'lokal': no such executor; did you mean local?\n"
+
+
 def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
     tree: str, tmp_path: Path
 ) -> None:
@@ -611,6 +638,22 @@ def test_from_run_of_compose_s_own_record_is_refused(
     code, out, err, _ = _run(["--from-run", "own"], capsys, tree)
     assert (code, out) == (2, "")
     assert "is the record of a run of compose's own command line" in err
+
+
+def test_from_run_of_a_record_holding_a_tree_and_compose_s_own_line_is_refused(
+    tree: str, write: WriteFile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hand-made: a rerun built on `@ FILE` records no tree. Its argv was read as Hydra's
+    overrides ("@: an override needs a key"), an error naming neither the record nor why."""
+    hydra = {"config_dir": "conf", "config_name": "config", "config_dirs": []}
+    record = {"format": 1, "prog": "app", "argv": ["@", "a.toml"], "hydra": hydra}
+    write("both/run.json", json.dumps(record))
+    code, out, err, _ = _run(["--from-run", "both"], capsys, tree)
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: argv = '@ a.toml' (from both/run.json): is compose's own command line (@ FILE), "
+        "yet the record names a Hydra tree: no run's record holds both\n"
+    )
 
 
 class Job(BaseModel):

@@ -38,6 +38,11 @@ REFUSED = {
     "an alias inside its anchor": "a: &x [*x]\n",
     "nested too deep": "a: " + "[" * 120 + "]" * 120 + "\n",
     "an integer too long": "a: " + "9" * 5000 + "\n",
+    "a boolean that is none": "a: !!bool maybe\n",
+    "a date that is none": "a: !!timestamp x\n",
+    "a number that is none": "a: !!float 0x1\n",
+    "a number of no digits": "a: !!float _\n",
+    "an integer of no digits": "a: !!int ''\n",
 }
 
 

@@ -411,6 +411,32 @@ BAD_FILES = [
         "a.yaml:2",
         "invalid YAML: special characters are not allowed (#x0001)",
     ),
+    # a tagged scalar its constructor cannot read: PyYAML raised a bare KeyError/AttributeError
+    (
+        "a.yaml",
+        "seed: 1\nflag: !!bool maybe\n",
+        "a.yaml:2:7",
+        "invalid YAML: 'maybe' is not a boolean (!!bool)",
+    ),
+    (
+        "a.yaml",
+        "seed: 1\nday: !!timestamp x\n",
+        "a.yaml:2:6",
+        "invalid YAML: 'x' is not a date (!!timestamp)",
+    ),
+    ("a.yaml", "seed: !!int 1x\n", "a.yaml:1:7", "invalid YAML: '1x' is not an integer (!!int)"),
+    (
+        "a.yaml",
+        "seed: 1\nday: 2020-02-30\n",
+        "a.yaml:2:6",
+        "invalid YAML: '2020-02-30' is not a date (!!timestamp): day is out of range for month",
+    ),
+    (
+        "a.yaml",
+        "seed: 1\nsteps: " + "7" * 5000 + "\n",
+        "a.yaml:2:8",
+        "invalid YAML: an integer of 5,000 digits, past the 4,300 Python converts",
+    ),
 ]
 
 

@@ -26,11 +26,7 @@ def _sweep_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int
 @pytest.mark.parametrize(
     ("name", "error"),
     [
-        (
-            "lokal",
-            "sweep.executor = 'lokal' (from --sweep-executor): no such executor; did you mean "
-            "local?",
-        ),
+        ("lokal", "--sweep-executor = 'lokal': no such executor; did you mean local?"),
         ("", "--sweep-executor: is empty: give a value, or leave it out for the default"),
     ],
 )

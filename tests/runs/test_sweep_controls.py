@@ -97,6 +97,25 @@ def test_a_sweep_directory_linked_out_of_its_dir_is_refused(
     assert list(elsewhere.iterdir()) == []
 
 
+@pytest.mark.parametrize("under", ["", "/sub"])
+def test_a_dir_that_is_a_file_is_named_with_where_it_was_given(
+    under: str, here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not `DIR/NAME/sweep.json: cannot be read: Not a directory`, nor a traceback."""
+    (here / "afile").write_text("")
+    code, out, err = _cli([*SWEEP, "--sweep-dir", f"afile{under}", "--sweep-name", "s"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: --sweep-dir = 'afile{under}': is no directory: {here / 'afile'} is a file; "
+        'give the sweep a directory: --sweep-dir DIR (or dir = "DIR" in [sweep])\n'
+    )
+    (here / "s.toml").write_text('[sweep]\ndir = "afile"\noutput = "output_dir"\n')
+    code, out, err = _cli(["--sweep.steps", "1", "2", "--sweep", "@", "s.toml"], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: sweep.dir = 'afile' (from s.toml:2): is no directory: ")
+    assert _files(here) == ["afile", "s.toml"]
+
+
 def test_dir_may_be_any_directory(
     here: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

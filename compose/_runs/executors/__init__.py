@@ -42,9 +42,10 @@ def open_executor(
         near = closest(name, EXECUTORS, cutoff=0.6)
         hint = f"did you mean {near}?" if near else f"choose one of {', '.join(sorted(EXECUTORS))}"
         origin = where(option_path("name"))  # the table's `name`, else the control itself
-        raise ComposeError(
-            "no such executor", key="sweep.executor", value=name, origin=origin, hint=hint
-        )
+        # given by its flag, the flag is the key (a Hydra app has no `sweep.executor`)
+        key = origin if origin is not None and origin.startswith("--") else "sweep.executor"
+        origin = None if key == origin else origin
+        raise ComposeError("no such executor", key=key, value=name, origin=origin, hint=hint)
     try:
         module = importlib.import_module(EXECUTORS[name])
     except ImportError as error:
