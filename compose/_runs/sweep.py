@@ -44,6 +44,7 @@ from compose._runs.masked import axes_masker, masked_definition, masked_tokens
 from compose._runs.run import leaf_origins, recorded_now, sha256_text
 from compose._schema.keys import all_flags, suggest
 from compose._syntax import (
+    HYDRA_NODE,
     SWEEP_CONTROLS,
     SWEEP_FLAG,
     dotted,
@@ -53,7 +54,15 @@ from compose._syntax import (
     snake_case,
 )
 from compose._tree import KeyPath
-from compose.errors import ComposeError, PointError, UnknownKeyError, closest, gather
+from compose._warn import warn
+from compose.errors import (
+    ComposeError,
+    ComposeWarning,
+    PointError,
+    UnknownKeyError,
+    closest,
+    gather,
+)
 
 M = TypeVar("M", bound=BaseModel)
 Source = str | os.PathLike[str]
@@ -959,6 +968,7 @@ def hydra_sweep(
     _check_keys(schema, {}, settings)  # the output key; Hydra's keys are checked composing
     multirun = call.multirun()  # the tree read once: every job composes on it
     master = multirun.prepared
+    _warn_hydras_sweep_dir(master, settings.directory)
     swept = {ov.key_element for ov in master.overrides if ov.is_sweep and not ov.is_hydra}
     groups = chosen_groups(master)  # overrides that choose a group's option: names
     listed = multirun.jobs
@@ -992,6 +1002,24 @@ def hydra_sweep(
     }
     own = tuple(multirun.own)
     return materialize(schema, grammar, own, points, settings, wheres, definition, knobs, progress)
+
+
+def _warn_hydras_sweep_dir(master: Any, directory: Path) -> None:
+    """Hydra's own `hydra.sweep.dir`, set on the command line or in the primary config, names
+    where Hydra's multirun writes; compose's sweep writes where its controls say, which the
+    user is told, and how to choose it (the setting is accepted, as Hydra's others are)."""
+    given = [ov.text for ov in master.overrides if ov.key.startswith("hydra.sweep.")]
+    data = master.primary.data if master.primary is not None else None
+    node = data.get(HYDRA_NODE) if isinstance(data, dict) else None
+    if isinstance(node, dict) and isinstance(node.get("sweep"), dict):
+        given.append(f"hydra.sweep in {master.primary.shown}")
+    if given:
+        warn(
+            f"{', '.join(given)}: Hydra's own sweep directory is not read; this sweep writes "
+            f"to {directory}, each job in a directory of its own below it (choose it with "
+            "--sweep-dir DIR and --sweep-name NAME)",
+            ComposeWarning,
+        )
 
 
 def _job_axes(job: Sequence[str], swept: set[str]) -> Axes:

@@ -383,6 +383,31 @@ def test_each_multirun_without_a_name_is_a_new_sweep_named_by_its_start(
     assert definition["now"].startswith(NOW)  # the instant that named it is its ${now:}
 
 
+@pytest.mark.parametrize("set_in", ["the command line", "the primary config"])
+def test_a_multirun_says_hydras_sweep_dir_is_not_read_and_where_it_writes(
+    set_in: str, write: WriteFile, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hydra's `hydra.sweep.dir` names where Hydra's multirun writes: compose's writes where
+    its own controls say, and the user is told, never left to look for the jobs there."""
+    _tree(write)
+    elsewhere = tmp_path / "elsewhere"
+    argv = ["-m", "db=mysql,postgresql", "--dry-run", "--sweep-name", "grid"]
+    if set_in == "the command line":
+        argv.append(f"hydra.sweep.dir={elsewhere}")
+        said = f"hydra.sweep.dir={elsewhere}"
+    else:
+        text = (tmp_path / "conf" / "config.yaml").read_text(encoding="utf-8")
+        write("conf/config.yaml", f"{text}\nhydra:\n  sweep:\n    dir: {elsewhere}\n")
+        said = f"hydra.sweep in {Path('conf', 'config.yaml')}"
+    code, out, err, _ = _run(argv, capsys, f"{tmp_path}/conf:config")
+    assert code == 0
+    assert out.startswith("sweep grid: 2 points in runs/grid")
+    assert f"{said}: Hydra's own sweep directory is not read; this sweep writes to " in err
+    assert f"{tmp_path / 'runs' / 'grid'}, each job in a directory of its own below it" in err
+    assert "--sweep-dir DIR and --sweep-name NAME" in err
+    assert not elsewhere.exists()
+
+
 def test_a_named_multirun_resumes_and_a_resume_without_a_name_is_refused(
     tree: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
