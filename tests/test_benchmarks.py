@@ -60,3 +60,13 @@ def test_sweep_times_hydra_in_the_side_venv(side_venv: Path, tmp_path: Path) -> 
     assert result["points"] == 8
     assert result["versions"]["hydra"] == side_hydra_version(side_venv)
     assert len(result["rounds"]["hydra"]) == 1
+
+
+def test_a_smaller_sweep_leaves_the_published_results_alone(side_venv: Path) -> None:
+    published = [BENCHMARKS / "results" / name for name in ("sweep.json", "sweep.md")]
+    before = [path.read_bytes() for path in published]
+    command = [sys.executable, str(BENCHMARKS / "sweep.py"), "--points-per-axis", "2"]
+    code, stdout, stderr = run_command([*command, "--rounds", "1", "--hydra-rounds", "1"])
+    assert code == 0, stdout + stderr
+    assert "| compose: expand, compose and validate every point |" in stdout
+    assert [path.read_bytes() for path in published] == before
