@@ -640,7 +640,7 @@ def _hydra_warnings(prepared: Any) -> None:
     from compose._warn import warn  # noqa: PLC0415  # Hydra trees only
     from compose.errors import ComposeWarning  # noqa: PLC0415  # Hydra trees only
 
-    for text in prepared.defaults.warnings:
+    for text in (*prepared.warnings, *prepared.defaults.warnings):
         warn(text, ComposeWarning, stacklevel=3)
 
 

@@ -391,3 +391,18 @@ def test_a_pkg_search_path_runs_no_code_of_the_package(
     assert compose_hydra(conf, "config") == {"db": {"driver": "other"}}
     with pytest.raises(SourceError, match="no config db/other"):
         compose_hydra(conf, "config", ["hydra.searchpath=[pkg://nothere.configs]"])
+
+
+@pytest.mark.parametrize("entry", ["file://nowhere", "pkg://nothere.configs"])
+def test_a_search_path_entry_that_names_nothing_is_warned_of(write: WriteFile, entry: str) -> None:
+    """As in Hydra, no config is read from it, and the composition is the same; unlike
+    Hydra, a misspelt entry is said, once, with where it was written."""
+    conf = tree(write, {"config.yaml": "defaults:\n  - db: a\n", "db/a.yaml": "x: 1\n"})
+    override = f"hydra.searchpath=[{entry}]"
+    with pytest.warns(ComposeWarning) as caught:
+        assert compose_hydra(conf, "config", [override]) == {"db": {"x": 1}}
+    kind = "package" if entry.startswith("pkg") else "directory"
+    said = [str(w.message) for w in caught if "searchpath" in str(w.message)]
+    assert said == [
+        f"{override}: hydra.searchpath names {entry}, no {kind} here: no config is read from it"
+    ]

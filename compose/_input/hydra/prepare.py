@@ -32,6 +32,7 @@ class Prepared:
     primary: Loaded | None
     overrides: tuple[Override, ...]
     defaults: DefaultsResult
+    warnings: tuple[str, ...] = ()  # of the sources (the defaults tree's are `defaults`')
 
 
 def parse_overrides(overrides: list[str]) -> list[Override]:
@@ -89,14 +90,15 @@ def prepare(
     `config_dirs` are more directories configs are found in (an app's `--config-dir`), after
     `directory` and before `hydra.searchpath`'s sources."""
     parsed = parse_overrides(overrides)
+    warnings: tuple[str, ...] = ()
     if sources is not None:
         repo, primary = sources.repo, sources.primary
     else:
-        repo, primary = _sources(directory, config_name, parsed, store, config_dirs)
+        repo, primary, warnings = _sources(directory, config_name, parsed, store, config_dirs)
     check_sweeps(parsed, multirun)
     where = Where(primary.shown if primary is not None else (config_name or ""))
     result = defaults_list(repo, config_name, parsed, multirun, where)
-    return Prepared(repo, primary, tuple(parsed), result)
+    return Prepared(repo, primary, tuple(parsed), result, warnings)
 
 
 def _sources(
@@ -105,9 +107,10 @@ def _sources(
     parsed: list[Override],
     store: Mapping[str, StoreValue] | None,
     config_dirs: Sequence[str],
-) -> tuple[Repository, Loaded | None]:
-    """The repository (the search path: the config dir, `hydra.searchpath`, the store) and the
-    primary config read from it."""
+) -> tuple[Repository, Loaded | None, tuple[str, ...]]:
+    """The repository (the search path: the config dir, `hydra.searchpath`, the store), the
+    primary config read from it, and a warning for each `hydra.searchpath` entry that names
+    nothing there (as Hydra, compose reads no config from it; unlike Hydra, it says so)."""
     cwd = os.getcwd()
     repo = make_repository(directory, list(config_dirs), store, cwd)
     primary = repo.load(config_name) if config_name is not None else None
@@ -116,9 +119,16 @@ def _sources(
             "a primary config is a mapping", value=type(primary.data).__name__, origin=primary.shown
         )
     extra, origin = searchpath(primary, parsed)
-    if extra is not None:
-        repo = make_repository(directory, [*config_dirs, *extra], store, cwd, origin)
-    return repo, primary
+    if extra is None:
+        return repo, primary, ()
+    repo = make_repository(directory, [*config_dirs, *extra], store, cwd, origin)
+    missing = [url for url in dict.fromkeys(extra) if not repo.source_named(url).is_group("")]
+    return repo, primary, tuple(_names_nothing(url, origin) for url in missing)
+
+
+def _names_nothing(url: str, origin: str) -> str:
+    kind = "package" if url.startswith("pkg://") else "directory"
+    return f"{origin}: {HYDRA_SEARCHPATH} names {url}, no {kind} here: no config is read from it"
 
 
 def config_spec(text: str, origin: str) -> tuple[str, str]:

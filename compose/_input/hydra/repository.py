@@ -290,6 +290,10 @@ class Repository:
     def group_exists(self, path: str) -> bool:
         return any(s.is_group(path) for s in self.sources)
 
+    def source_named(self, shown: str) -> Source:
+        """The source a search path entry (`file://DIR`, `pkg://PACKAGE`) made."""
+        return next(source for source in self.sources if source.shown == shown)
+
     def read_count(self) -> int:
         """How many configs were asked for so far (found or not)."""
         return len(self._cache)
