@@ -31,6 +31,7 @@ from compose._input.options import Options
 from compose._runs.define import cli_text
 from compose._runs.masked import axes_masker
 from compose._runs.records import (
+    DirectoryTaken,
     claim_new,
     open_sweep_executor,
     submit_sweep,
@@ -178,10 +179,18 @@ def run_hydra_sweep(
             hint="name the sweep to resume: --sweep-name NAME, as its run printed it (sweep "
             "NAME: N points in ...)",
         )
-    made = hydra_sweep(
-        schema, call, knobs, prog, args.controls, given_origins=args.origins, progress=progress
-    )
-    return run_made(schema, made, args.switches, progress)
+    for _ in range(CLAIM_TRIES):  # sweeps started in the same second each take their own name
+        made = hydra_sweep(
+            schema, call, knobs, prog, args.controls, given_origins=args.origins, progress=progress
+        )
+        try:
+            return run_made(schema, made, args.switches, progress)
+        except DirectoryTaken as taken:  # nothing was written: named again, its points made
+            last = taken  # again (each holds its directory), after the names now taken
+    raise last
+
+
+CLAIM_TRIES = 20  # sweeps of one second named in turn: past that, the last is refused
 
 
 def run_made(

@@ -187,15 +187,20 @@ def _refuse_foreign(directory: Path) -> None:
         )
 
 
+class DirectoryTaken(ComposeError):
+    """A sweep named by its start found its directory made by another since it took the name
+    (both started that second): its caller names it again (`run_hydra_sweep`)."""
+
+
 def claim_new(directory: Path) -> None:
     """Make the directory of a sweep that must be new (`Sweep.fresh`: a Hydra multirun named
     by its start). One made since it was named (another sweep started that second) is
-    refused, never shared; nothing is written."""
+    refused (`DirectoryTaken`), never shared; nothing is written."""
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
         directory.mkdir()
     except FileExistsError:
-        raise ComposeError(
+        raise DirectoryTaken(
             "was made by another sweep since this one took its name (both started that "
             "second): a sweep named by its start writes only in a directory of its own",
             origin=str(directory),

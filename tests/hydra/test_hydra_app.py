@@ -9,6 +9,7 @@ exit 2, naming FILE:LINE or the flag."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,8 @@ from compose import ComposeError, cli, compose_hydra, write_run_record
 from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from conftest import WriteFile
 
 # Trees written short: a primary without _self_ is warned of, as Hydra does
@@ -452,21 +455,40 @@ def test_an_unknown_executor_is_named_by_the_app_s_flag(
 def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
     tree: str, tmp_path: Path
 ) -> None:
-    """Another sweep started in the same second took the name first: refused, not joined."""
+    """Other sweeps started in the same second took the name first, while this one composed
+    its points: it is named again, after them (its points made again, each in its own
+    directory), and never joins theirs. Past `CLAIM_TRIES` such turns, it is refused."""
     from compose._input.options import NO_OPTIONS
-    from compose._runs.command import run_hydra_sweep
+    from compose._runs.command import CLAIM_TRIES, run_hydra_sweep
     from compose._runs.hydra_line import app_tree, line_call, read_line
 
     line = read_line(["-m", "db=mysql,postgresql"])
     call = line_call(line, app_tree(tree, None), None)
-    taken = tmp_path / SWEEP_DIR
+    runs = tmp_path / "runs"
+    taken: list[Path] = []
 
-    def another_takes_it(what: str, done: int, total: int) -> None:
-        taken.mkdir(parents=True, exist_ok=True)
+    def others_take(limit: int) -> Callable[[str, int, int], None]:
+        def another_takes_it(what: str, done: int, total: int) -> None:
+            if what == "composing" and done == total and len(taken) < limit:
+                name = STARTED + (f"_{len(taken)}" if taken else "")
+                taken.append(runs / name)
+                taken[-1].mkdir(parents=True)
 
+        return another_takes_it
+
+    said = run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=others_take(2))
+    assert said.splitlines()[0].startswith(f"sweep {STARTED}_2: 2 points in runs/{STARTED}_2")
+    assert [list(path.iterdir()) for path in taken] == [[], []]  # nothing written there
+    manifest = _manifest(runs / f"{STARTED}_2")
+    assert [line["directory"] for line in manifest] == [
+        str(runs / f"{STARTED}_2" / str(line["name"])) for line in manifest
+    ]
+    taken.clear()
+    shutil.rmtree(runs)
     with pytest.raises(ComposeError, match="was made by another sweep since this one took"):
-        run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=another_takes_it)
-    assert list(taken.iterdir()) == []  # nothing written there
+        progress = others_take(CLAIM_TRIES)
+        run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=progress)
+    assert all(list(path.iterdir()) == [] for path in taken)
 
 
 def test_sweep_output_sets_each_job_s_directory(
