@@ -19,6 +19,7 @@ say what was done as a table of points. `cli()` prints it and exits 0; any bad i
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ from compose._runs.view import table_lines
 from compose._syntax import SWEEP_DRY_RUN, SWEEP_FLAG, flag_name, is_sweep_flag
 from compose._toml import TomlSyntaxError, TooDeep
 from compose._toml import loads as toml_loads
+from compose._warn import held
 from compose.errors import ArgvError, counted, integer_too_long, nested_too_deep, printable
 
 SWEEP = "sweep"
@@ -179,10 +181,17 @@ def run_hydra_sweep(
             hint="name the sweep to resume: --sweep-name NAME, as its run printed it (sweep "
             "NAME: N points in ...)",
         )
-    for _ in range(CLAIM_TRIES):  # sweeps started in the same second each take their own name
-        made = hydra_sweep(
-            schema, call, knobs, prog, args.controls, given_origins=args.origins, progress=progress
-        )
+    for turn in range(CLAIM_TRIES):  # sweeps started in the same second each take their own name
+        with held() if turn else contextlib.nullcontext():  # the first turn gave its warnings
+            made = hydra_sweep(
+                schema,
+                call,
+                knobs,
+                prog,
+                args.controls,
+                given_origins=args.origins,
+                progress=progress,
+            )
         try:
             return run_made(schema, made, args.switches, progress)
         except DirectoryTaken as taken:  # nothing was written: named again, its points made

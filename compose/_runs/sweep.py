@@ -968,7 +968,7 @@ def hydra_sweep(
     _check_keys(schema, {}, settings)  # the output key; Hydra's keys are checked composing
     multirun = call.multirun()  # the tree read once: every job composes on it
     master = multirun.prepared
-    _warn_hydras_sweep_dir(master, settings.directory)
+    _warn_hydras_sweep_dir(master, settings)
     swept = {ov.key_element for ov in master.overrides if ov.is_sweep and not ov.is_hydra}
     groups = chosen_groups(master)  # overrides that choose a group's option: names
     listed = multirun.jobs
@@ -1004,7 +1004,7 @@ def hydra_sweep(
     return materialize(schema, grammar, own, points, settings, wheres, definition, knobs, progress)
 
 
-def _warn_hydras_sweep_dir(master: Any, directory: Path) -> None:
+def _warn_hydras_sweep_dir(master: Any, settings: Settings) -> None:
     """Hydra's own `hydra.sweep.dir`, set on the command line or in the primary config, names
     where Hydra's multirun writes; compose's sweep writes where its controls say, which the
     user is told, and how to choose it (the setting is accepted, as Hydra's others are)."""
@@ -1014,10 +1014,11 @@ def _warn_hydras_sweep_dir(master: Any, directory: Path) -> None:
     if isinstance(node, dict) and isinstance(node.get("sweep"), dict):
         given.append(f"hydra.sweep in {master.primary.shown}")
     if given:
+        choose = f"{settings.how_to_give('dir', 'DIR')} and {settings.how_to_give('name', 'NAME')}"
         warn(
             f"{', '.join(given)}: Hydra's own sweep directory is not read; this sweep writes "
-            f"to {directory}, each job in a directory of its own below it (choose it with "
-            "--sweep-dir DIR and --sweep-name NAME)",
+            f"to {settings.directory}, each job in a directory of its own below it (choose it "
+            f"with {choose})",
             ComposeWarning,
         )
 

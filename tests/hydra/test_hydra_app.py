@@ -20,7 +20,7 @@ from conftest import MULTIRUN_NOW as NOW
 from conftest import run_cli_config, run_command, wait_until
 from pydantic import BaseModel, SecretStr
 
-from compose import ComposeError, cli, compose_hydra, write_run_record
+from compose import ComposeError, ComposeWarning, cli, compose_hydra, write_run_record
 from compose._runs.fingerprint import fingerprint
 
 if TYPE_CHECKING:
@@ -462,7 +462,7 @@ def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
     from compose._runs.command import CLAIM_TRIES, run_hydra_sweep
     from compose._runs.hydra_line import app_tree, line_call, read_line
 
-    line = read_line(["-m", "db=mysql,postgresql"])
+    line = read_line(["-m", "db=mysql,postgresql", "hydra.sweep.dir=elsewhere"])
     call = line_call(line, app_tree(tree, None), None)
     runs = tmp_path / "runs"
     taken: list[Path] = []
@@ -476,7 +476,9 @@ def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
 
         return another_takes_it
 
-    said = run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=others_take(2))
+    with pytest.warns(ComposeWarning) as caught:  # its warnings said once, not each turn
+        said = run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=others_take(2))
+    assert [str(w.message).split(":")[0] for w in caught] == ["hydra.sweep.dir=elsewhere"]
     assert said.splitlines()[0].startswith(f"sweep {STARTED}_2: 2 points in runs/{STARTED}_2")
     assert [list(path.iterdir()) for path in taken] == [[], []]  # nothing written there
     manifest = _manifest(runs / f"{STARTED}_2")
@@ -485,7 +487,10 @@ def test_a_directory_made_since_a_multirun_took_its_name_is_never_shared(
     ]
     taken.clear()
     shutil.rmtree(runs)
-    with pytest.raises(ComposeError, match="was made by another sweep since this one took"):
+    with (
+        pytest.warns(ComposeWarning),
+        pytest.raises(ComposeError, match="was made by another sweep since this one took"),
+    ):
         progress = others_take(CLAIM_TRIES)
         run_hydra_sweep(App, call, ["--dry-run"], "app", NO_OPTIONS, progress=progress)
     assert all(list(path.iterdir()) == [] for path in taken)
