@@ -37,8 +37,13 @@ MAX_ALIASED = 100_000  # values copied again for aliases, which can nest ("billi
 _YAML_NESTING = "tables or lists"  # what a YAML text nests, in the words TOML's refusal uses
 _TAG = "tag:yaml.org,2002:"
 _MERGE = f"{_TAG}merge"
-_READ_AS = {"bool": "a boolean", "int": "an integer", "float": "a number", "null": "null"}
-_READ_AS["timestamp"] = "a date"
+_READ_AS = {
+    "bool": "a boolean",
+    "int": "an integer",
+    "float": "a number",
+    "null": "null",
+    "timestamp": "a date",
+}
 _PLAIN_DATA = "the safe loader reads tables, lists, text, numbers, booleans, dates and null"
 
 
@@ -259,8 +264,8 @@ class _NotPlain(Exception):
 
 
 _STR, _NULL, _MAP, _SEQ = (f"{_TAG}{name}" for name in ("str", "null", "map", "seq"))
-_SCALARS = frozenset(f"{_TAG}{name}" for name in ("bool", "int", "float"))
 _INT, _FLOAT, _BOOL = (f"{_TAG}{name}" for name in ("int", "float", "bool"))
+_SCALARS = frozenset((_INT, _FLOAT, _BOOL))
 
 
 def _plain(loader: yaml.SafeLoader, node: Node, depth: int, seen: set[int]) -> Any:
